@@ -1,0 +1,191 @@
+"""Where the data lives: the project folders, the manifest and the ten-report sample.
+
+The 76 report PDFs are not part of the repository. ``datasets/manifest.csv``
+lists them (file name, SHA-256, size, phase, report number, date, sample
+membership); :mod:`ddrsearch.fetch` puts them in ``datasets/forge_archive/``.
+The ten-report sample is a *view* of that folder chosen by the manifest's
+``in_sample`` column, not a second copy.
+
+Environment variables (all optional):
+
+``DDRSEARCH_ARCHIVE_DIR``
+    Folder that holds (or will hold) the report PDFs. Default
+    ``<project>/datasets/forge_archive``.
+``DDRSEARCH_MANIFEST``
+    Path of the manifest CSV. Default ``<project>/datasets/manifest.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import DataNotFoundError, ManifestError
+
+#: Shell command that fetches the report PDFs; quoted in every "data missing" error.
+FETCH_COMMAND = "ddrsearch fetch   (or: make data)"
+
+#: File name pattern of the FORGE reports, e.g. ``FORGE-16A-78-32_Drilling_038_2020-11-26.pdf``.
+FILE_NAME_RE = re.compile(
+    r"^(?P<well>FORGE-16A-78-32)_(?P<phase>Drilling|Completion)_(?P<number>\d{3})_(?P<date>\d{4}-\d{2}-\d{2})\.pdf$"
+)
+
+MANIFEST_COLUMNS = ("file_name", "sha256", "bytes", "phase", "report_number", "report_date", "in_sample")
+
+
+def project_root() -> Path:
+    """Return the project folder: the nearest parent of this package holding ``pyproject.toml``.
+
+    Raises:
+        DataNotFoundError: the package is installed outside a checkout of the
+            project, so there is no ``datasets/`` folder to find; set
+            ``DDRSEARCH_ARCHIVE_DIR`` and ``DDRSEARCH_MANIFEST`` instead.
+    """
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "pyproject.toml").is_file() and (parent / "datasets").is_dir():
+            return parent
+    raise DataNotFoundError(
+        f"ddrsearch is installed at {here.parent}, outside a checkout of the book's project, "
+        "so it cannot find datasets/. Set DDRSEARCH_ARCHIVE_DIR and DDRSEARCH_MANIFEST."
+    )
+
+
+def datasets_dir() -> Path:
+    """Return ``<project>/datasets`` (manifest, question sets, glossary)."""
+    return project_root() / "datasets"
+
+
+def archive_dir() -> Path:
+    """Return the folder of the report PDFs (``DDRSEARCH_ARCHIVE_DIR`` or ``datasets/forge_archive``)."""
+    env = os.environ.get("DDRSEARCH_ARCHIVE_DIR")
+    return Path(env).expanduser() if env else datasets_dir() / "forge_archive"
+
+
+def manifest_path() -> Path:
+    """Return the path of the manifest CSV (``DDRSEARCH_MANIFEST`` or ``datasets/manifest.csv``)."""
+    env = os.environ.get("DDRSEARCH_MANIFEST")
+    return Path(env).expanduser() if env else datasets_dir() / "manifest.csv"
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One report listed in the manifest.
+
+    Attributes:
+        file_name: e.g. ``FORGE-16A-78-32_Drilling_038_2020-11-26.pdf``.
+        sha256: lowercase hex SHA-256 of the file's bytes.
+        bytes: file size in bytes.
+        phase: ``"Drilling"`` or ``"Completion"``.
+        report_number: the RPT NUM of the report (drilling reports 2 to 76).
+        report_date: the RPT DATE.
+        in_sample: whether the report is one of the book's ten-report sample.
+    """
+
+    file_name: str
+    sha256: str
+    bytes: int
+    phase: str
+    report_number: int
+    report_date: dt.date
+    in_sample: bool
+
+
+def load_manifest(path: str | os.PathLike | None = None) -> list[ManifestEntry]:
+    """Read the manifest CSV.
+
+    Args:
+        path: manifest file; default :func:`manifest_path`.
+
+    Returns:
+        One :class:`ManifestEntry` per report, in the file's order (by date).
+
+    Raises:
+        ManifestError: the file is missing, lacks a column, has a malformed
+            row (the row number is named), or lists a file name twice.
+    """
+    path = Path(path) if path is not None else manifest_path()
+    if not path.is_file():
+        raise ManifestError(f"Manifest not found: {path}. It ships with the project in datasets/manifest.csv.")
+    entries: list[ManifestEntry] = []
+    seen: set[str] = set()
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in MANIFEST_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ManifestError(f"{path}: missing column(s) {missing}; expected {list(MANIFEST_COLUMNS)}.")
+        for lineno, row in enumerate(reader, start=2):
+            try:
+                entry = ManifestEntry(
+                    file_name=row["file_name"],
+                    sha256=row["sha256"].lower(),
+                    bytes=int(row["bytes"]),
+                    phase=row["phase"],
+                    report_number=int(row["report_number"]),
+                    report_date=dt.date.fromisoformat(row["report_date"]),
+                    in_sample=row["in_sample"].strip().lower() == "true",
+                )
+            except (TypeError, ValueError) as exc:
+                raise ManifestError(f"{path}, line {lineno}: malformed row {row!r} ({exc}).") from exc
+            if not re.fullmatch(r"[0-9a-f]{64}", entry.sha256):
+                raise ManifestError(f"{path}, line {lineno}: {entry.sha256!r} is not a SHA-256 hex digest.")
+            if entry.file_name in seen:
+                raise ManifestError(f"{path}, line {lineno}: {entry.file_name} is listed twice.")
+            seen.add(entry.file_name)
+            entries.append(entry)
+    if not entries:
+        raise ManifestError(f"{path} lists no reports.")
+    return entries
+
+
+def _require(names: list[str], folder: Path, what: str) -> list[Path]:
+    paths = [folder / n for n in names]
+    missing = [p.name for p in paths if not p.is_file()]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise DataNotFoundError(
+            f"The {what} is not all in {folder}: {len(missing)} of {len(paths)} report PDF(s) missing "
+            f"({shown}). Fetch them with: {FETCH_COMMAND}"
+        )
+    return paths
+
+
+def archive_paths(folder: str | os.PathLike | None = None) -> list[Path]:
+    """Return the paths of all 76 reports in the manifest, in report-date order.
+
+    Raises:
+        DataNotFoundError: a listed PDF is not in the folder; the message
+            names it and gives the fetch command.
+    """
+    folder = Path(folder) if folder is not None else archive_dir()
+    return _require([e.file_name for e in load_manifest()], folder, "76-report archive")
+
+
+def sample_paths(folder: str | os.PathLike | None = None) -> list[Path]:
+    """Return the paths of the ten-report sample (manifest ``in_sample``), in report-date order.
+
+    The sample lives in the same folder as the archive; nothing is copied.
+
+    Raises:
+        DataNotFoundError: a sample PDF is not in the folder.
+    """
+    folder = Path(folder) if folder is not None else archive_dir()
+    return _require([e.file_name for e in load_manifest() if e.in_sample], folder, "ten-report sample")
+
+
+def corpus_paths(corpus: str = "sample", folder: str | os.PathLike | None = None) -> list[Path]:
+    """Return the report paths of a named corpus: ``"sample"`` (10 reports) or ``"archive"`` (76).
+
+    Raises:
+        ValueError: unknown corpus name.
+        DataNotFoundError: the PDFs are not fetched yet.
+    """
+    if corpus == "sample":
+        return sample_paths(folder)
+    if corpus == "archive":
+        return archive_paths(folder)
+    raise ValueError(f"Unknown corpus {corpus!r}: use 'sample' (the ten-report sample) or 'archive' (all 76 reports).")

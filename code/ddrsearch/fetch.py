@@ -1,0 +1,235 @@
+"""Fetch the 76 report PDFs into the archive folder and verify every SHA-256.
+
+Two sources, tried in this order:
+
+1. a local mirror folder (argument ``mirror=``, command-line ``--mirror``, or
+   the environment variable ``DDRSEARCH_MIRROR``), for machines with no
+   internet such as CI (which uses ``../shared/datasets/forge_archive``);
+2. the public download address (:data:`BASE_URL`; the files of the public
+   repository ``djimrastephane/ddr-rag-book`` at a pinned commit).
+
+Each file is written under a temporary name (``<name>.partial``) in the
+target folder, its SHA-256 checked against the manifest, and only then
+renamed to its real name, so a half-written or altered file never carries a
+report's name. Fetching is idempotent: a file already present with the right
+hash is left alone. Nothing of the user's is deleted: a local file whose hash
+differs from the manifest is reported as *changed* and kept (pass
+``replace_changed=True`` to move it aside to ``<name>.changed`` and fetch a
+fresh copy), and a PDF the manifest does not list is reported as
+*unexpected* and kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from .data import ManifestEntry, archive_dir, load_manifest
+from .errors import FetchError
+
+#: Public address of the report files; a file's URL is ``BASE_URL + file name``.
+BASE_URL = (
+    "https://raw.githubusercontent.com/djimrastephane/ddr-rag-book/"
+    "8bb72682ea56778e9624e0c4822a3c95f1e4cd9b/book/datasets/forge_archive/"
+)
+
+_CHUNK = 1 << 20
+
+
+def sha256_of(path: str | os.PathLike) -> str:
+    """Return the lowercase hex SHA-256 of a file's bytes (read in 1 MiB chunks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(_CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class FetchReport:
+    """What one fetch did, by file name.
+
+    Attributes:
+        fetched: files copied or downloaded and verified this time.
+        present: files that were already there with the right SHA-256.
+        failed: file name -> reason, for files still missing or unverified.
+        changed: local files whose SHA-256 differs from the manifest (kept).
+        moved_aside: changed files renamed to ``<name>.changed`` (with
+            ``replace_changed=True``).
+        unexpected: PDFs in the folder that the manifest does not list (kept).
+    """
+
+    folder: Path
+    fetched: list[str] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    moved_aside: list[str] = field(default_factory=list)
+    unexpected: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every manifest file is present and verified."""
+        return not self.failed and not self.changed
+
+    def summary(self) -> str:
+        """Return a few human-readable lines describing the outcome."""
+        lines = [
+            f"{self.folder}: {len(self.present)} already present, {len(self.fetched)} fetched, "
+            f"{len(self.failed)} failed, {len(self.changed)} changed locally, {len(self.unexpected)} unexpected."
+        ]
+        for name, why in sorted(self.failed.items()):
+            lines.append(f"  FAILED     {name}: {why}")
+        for name in self.changed:
+            lines.append(
+                f"  CHANGED    {name}: its SHA-256 differs from datasets/manifest.csv; kept as it is. "
+                "Move it away (or run with --replace-changed) and fetch again."
+            )
+        for name in self.moved_aside:
+            lines.append(f"  MOVED      {name} -> {name}.changed (a fresh copy was fetched)")
+        for name in self.unexpected:
+            lines.append(f"  UNEXPECTED {name}: not in the manifest; left alone and not used.")
+        return "\n".join(lines)
+
+
+def _copy_from_mirror(entry: ManifestEntry, mirror: Path, tmp: Path) -> None:
+    src = mirror / entry.file_name
+    if not src.is_file():
+        raise FileNotFoundError(f"not in the mirror folder {mirror}")
+    shutil.copyfile(src, tmp)
+
+
+def _download(entry: ManifestEntry, base_url: str, tmp: Path, timeout: float) -> None:
+    url = base_url + entry.file_name
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp, open(tmp, "wb") as out:
+            shutil.copyfileobj(resp, out, _CHUNK)
+    except (urllib.error.URLError, OSError) as exc:
+        raise OSError(f"download from {url} failed ({exc})") from exc
+
+
+def fetch_archive(
+    folder: str | os.PathLike | None = None,
+    *,
+    mirror: str | os.PathLike | None = None,
+    base_url: str | None = None,
+    only: list[str] | None = None,
+    replace_changed: bool = False,
+    progress: bool = True,
+    timeout: float = 60.0,
+) -> FetchReport:
+    """Fetch and verify the report PDFs listed in the manifest.
+
+    Args:
+        folder: target folder; default :func:`ddrsearch.data.archive_dir`.
+        mirror: local folder holding the same files; default the
+            ``DDRSEARCH_MIRROR`` environment variable. When no mirror is
+            given, files are downloaded from ``base_url``.
+        base_url: download address prefix; default :data:`BASE_URL`.
+        only: fetch just these file names (e.g. the sample); default all.
+        replace_changed: move a local file with the wrong hash to
+            ``<name>.changed`` and fetch a fresh copy, instead of keeping it
+            and reporting it.
+        progress: show a tqdm progress bar on standard error.
+        timeout: seconds to wait for each download.
+
+    Returns:
+        A :class:`FetchReport`. Every file is attempted even when an earlier
+        one fails.
+
+    Raises:
+        FetchError: at least one file failed or is changed locally; the
+            error's ``report`` attribute holds the full :class:`FetchReport`
+            and the message lists each file by name.
+        ManifestError: the manifest cannot be read.
+    """
+    folder = Path(folder) if folder is not None else archive_dir()
+    if mirror is None and os.environ.get("DDRSEARCH_MIRROR"):
+        mirror = os.environ["DDRSEARCH_MIRROR"]
+    mirror = Path(mirror).expanduser() if mirror is not None else None
+    if mirror is not None and not mirror.is_dir():
+        raise FetchError(f"Mirror folder {mirror} does not exist or is not a folder. Check --mirror / DDRSEARCH_MIRROR.")
+    base_url = base_url or os.environ.get("DDRSEARCH_BASE_URL") or BASE_URL
+    folder.mkdir(parents=True, exist_ok=True)
+
+    entries = load_manifest()
+    if only is not None:
+        known = {e.file_name for e in entries}
+        unknown = sorted(set(only) - known)
+        if unknown:
+            raise FetchError(f"Not in the manifest: {unknown}. Use file names from datasets/manifest.csv.")
+        entries = [e for e in entries if e.file_name in set(only)]
+
+    report = FetchReport(folder=folder)
+    listed = {e.file_name for e in load_manifest()}
+    report.unexpected = sorted(p.name for p in folder.glob("*.pdf") if p.name not in listed)
+
+    bar = tqdm(entries, desc="Fetching reports", unit="file", disable=not progress, file=sys.stderr)
+    for entry in bar:
+        target = folder / entry.file_name
+        if target.exists():
+            if sha256_of(target) == entry.sha256:
+                report.present.append(entry.file_name)
+                continue
+            if not replace_changed:
+                report.changed.append(entry.file_name)
+                continue
+            os.replace(target, target.with_name(target.name + ".changed"))
+            report.moved_aside.append(entry.file_name)
+        tmp = target.with_name(target.name + ".partial")
+        try:
+            if mirror is not None:
+                _copy_from_mirror(entry, mirror, tmp)
+            else:
+                _download(entry, base_url, tmp, timeout)
+            got = sha256_of(tmp)
+            if got != entry.sha256:
+                raise ValueError(f"SHA-256 mismatch: expected {entry.sha256}, got {got}")
+            size = tmp.stat().st_size
+            if size != entry.bytes:
+                raise ValueError(f"size mismatch: expected {entry.bytes} bytes, got {size}")
+            os.replace(tmp, target)
+            report.fetched.append(entry.file_name)
+        except (OSError, ValueError) as exc:
+            report.failed[entry.file_name] = str(exc)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    bar.close()
+
+    if not report.ok:
+        raise FetchError("Fetching the reports did not complete:\n" + report.summary(), report=report)
+    return report
+
+
+def verify_archive(folder: str | os.PathLike | None = None) -> FetchReport:
+    """Check the archive folder against the manifest without fetching anything.
+
+    Returns:
+        A :class:`FetchReport` whose ``present`` lists verified files,
+        ``failed`` the missing ones, ``changed`` the ones with a wrong hash and
+        ``unexpected`` PDFs not in the manifest. It never raises for those.
+    """
+    folder = Path(folder) if folder is not None else archive_dir()
+    report = FetchReport(folder=folder)
+    entries = load_manifest()
+    listed = {e.file_name for e in entries}
+    if folder.is_dir():
+        report.unexpected = sorted(p.name for p in folder.glob("*.pdf") if p.name not in listed)
+    for entry in entries:
+        target = folder / entry.file_name
+        if not target.is_file():
+            report.failed[entry.file_name] = "missing"
+        elif sha256_of(target) != entry.sha256:
+            report.changed.append(entry.file_name)
+        else:
+            report.present.append(entry.file_name)
+    return report
