@@ -13,7 +13,9 @@ Vocabulary used throughout this module:
 
 Every metric reproduces a measure of ``trec_eval`` (the reference tool of the
 TREC evaluations, used here through ``pytrec_eval``) with its default
-relevance level 1; the tests check this on random inputs. The trec_eval
+relevance level 1; the tests check this on random inputs. The one exception
+is NDCG with exponential gain, which trec_eval's ``ndcg_cut`` does not offer
+(it equals ``ndcg_cut`` on grades transformed to ``2**grade - 1``). The trec_eval
 measure name is given in each docstring.
 
 Rules shared by all the per-question metrics (checked in this order):

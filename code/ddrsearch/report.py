@@ -292,10 +292,11 @@ def open_pdf(path: str | os.PathLike) -> pymupdf.Document:
             path,
         )
     if doc.is_repaired or doc.page_count == 0:
+        no_pages = doc.page_count == 0
         doc.close()
         raise CorruptPDFError(
             f"{path} is damaged or truncated (PyMuPDF had to repair its structure"
-            f"{' and found no pages' if doc.page_count == 0 else ''}). Fetch or copy the file again; "
+            f"{' and found no pages' if no_pages else ''}). Fetch or copy the file again; "
             "for the FORGE reports, `ddrsearch fetch` re-verifies every file.",
             path,
         )

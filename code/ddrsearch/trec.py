@@ -93,7 +93,8 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: PathLike) -> None:
     """Write judgements as a TREC qrels file.
 
     One line ``qid 0 docid grade`` per judgement, sorted by qid then doc id
-    (Python string order).
+    (Python string order). A question with no judgement at all writes no
+    line, so :func:`read_qrels` will not return it.
 
     Args:
         qrels: ``Mapping[str, Mapping[str, int]]``, qid -> doc id -> grade.

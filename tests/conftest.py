@@ -1,0 +1,53 @@
+"""Shared fixtures: the real report archive, read once per test session.
+
+The tests run on the real FORGE 16A(78)-32 reports. If they are not fetched,
+the tests that need them fail (they do not skip) with the command to run.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+from pathlib import Path
+
+import pytest
+
+from ddrsearch.data import FETCH_COMMAND, archive_dir, load_manifest
+from ddrsearch.errors import DataNotFoundError
+
+PROJECT = Path(__file__).resolve().parents[1]
+REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
+REPORT_39 = "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"
+
+
+@pytest.fixture(scope="session")
+def archive_folder() -> Path:
+    """The folder of the 76 PDFs; fails the test with the fetch command if any is missing."""
+    folder = archive_dir()
+    missing = [e.file_name for e in load_manifest() if not (folder / e.file_name).is_file()]
+    if missing:
+        pytest.fail(f"{len(missing)} report PDF(s) missing from {folder} (e.g. {missing[0]}). Run: {FETCH_COMMAND}")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def archive(archive_folder):
+    """All 76 reports, read once (list of ddrsearch.report.Report in report-number order)."""
+    from ddrsearch.report import load_archive
+
+    return load_archive(archive_folder)
+
+
+@pytest.fixture(scope="session")
+def by_name(archive):
+    """Reports keyed by file name."""
+    return {r.file_name: r for r in archive}
+
+
+@pytest.fixture(scope="session")
+def report38(by_name):
+    return by_name[REPORT_38]

@@ -1,0 +1,100 @@
+"""Fetching from a local mirror: verification, idempotence, and reporting by name."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ddrsearch.cli import main
+from ddrsearch.data import load_manifest, sample_paths
+from ddrsearch.errors import DataNotFoundError, FetchError
+from ddrsearch.fetch import fetch_archive, sha256_of, verify_archive
+
+from conftest import REPORT_38
+
+
+@pytest.fixture
+def mirror(tmp_path, archive_folder):
+    """A writable copy of the verified archive, to be tampered with."""
+    m = tmp_path / "mirror"
+    shutil.copytree(archive_folder, m)
+    return m
+
+
+def test_fetch_from_mirror_then_idempotent(tmp_path, mirror):
+    dest = tmp_path / "dest"
+    first = fetch_archive(dest, mirror=mirror, progress=False)
+    assert len(first.fetched) == 76 and not first.present and first.ok
+    for e in load_manifest():
+        assert sha256_of(dest / e.file_name) == e.sha256
+    second = fetch_archive(dest, mirror=mirror, progress=False)
+    assert len(second.present) == 76 and not second.fetched
+    assert not list(dest.glob("*.partial"))
+
+
+def test_altered_file_in_mirror_fails_alone(tmp_path, mirror):
+    victim = mirror / REPORT_38
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    victim.write_bytes(bytes(data))
+    dest = tmp_path / "dest"
+    with pytest.raises(FetchError) as exc:
+        fetch_archive(dest, mirror=mirror, progress=False)
+    report = exc.value.report
+    assert list(report.failed) == [REPORT_38]
+    assert "SHA-256 mismatch" in report.failed[REPORT_38]
+    assert REPORT_38 in str(exc.value)
+    assert len(report.fetched) == 75
+    assert not (dest / REPORT_38).exists()  # the altered copy never gets the report's name
+    assert not list(dest.glob("*.partial"))
+    assert verify_archive(dest).failed == {REPORT_38: "missing"}
+
+
+def test_missing_file_in_mirror_is_named(tmp_path, mirror):
+    (mirror / REPORT_38).unlink()
+    with pytest.raises(FetchError, match=REPORT_38):
+        fetch_archive(tmp_path / "dest", mirror=mirror, progress=False)
+
+
+def test_changed_local_file_is_kept_and_reported(tmp_path, mirror):
+    dest = tmp_path / "dest"
+    fetch_archive(dest, mirror=mirror, progress=False)
+    (dest / REPORT_38).write_bytes(b"%PDF-1.6 my own edits")
+    (dest / "my_notes.pdf").write_bytes(b"%PDF-1.6 notes")
+    with pytest.raises(FetchError) as exc:
+        fetch_archive(dest, mirror=mirror, progress=False)
+    report = exc.value.report
+    assert report.changed == [REPORT_38] and report.unexpected == ["my_notes.pdf"]
+    assert (dest / REPORT_38).read_bytes() == b"%PDF-1.6 my own edits"  # not overwritten
+    assert (dest / "my_notes.pdf").exists()  # not deleted
+    # asked to, it moves the changed file aside (never deletes it) and fetches a fresh copy
+    again = fetch_archive(dest, mirror=mirror, progress=False, replace_changed=True)
+    assert again.moved_aside == [REPORT_38] and again.fetched == [REPORT_38]
+    assert (dest / (REPORT_38 + ".changed")).read_bytes() == b"%PDF-1.6 my own edits"
+    assert (dest / "my_notes.pdf").exists()
+
+
+def test_sample_is_a_view_of_the_archive(archive_folder):
+    paths = sample_paths(archive_folder)
+    assert len(paths) == 10 and all(p.parent == archive_folder for p in paths)
+    assert sorted(p.name for p in paths)[0] == "FORGE-16A-78-32_Completion_003_2021-01-06.pdf"
+
+
+def test_missing_data_error_names_the_fetch_command(tmp_path):
+    with pytest.raises(DataNotFoundError, match="ddrsearch fetch"):
+        sample_paths(tmp_path)
+
+
+def test_cli_fetch_sample_only(tmp_path, mirror, capsys):
+    dest = tmp_path / "dest"
+    assert main(["fetch", "--mirror", str(mirror), "--dest", str(dest), "--sample-only", "--quiet"]) == 0
+    assert len(list(dest.glob("*.pdf"))) == 10
+    assert "10 fetched" in capsys.readouterr().out
+    assert main(["verify", "--dest", str(dest)]) == 1  # the other 66 are missing
+    assert "66 failed" in capsys.readouterr().out
+
+
+def test_cli_fetch_bad_mirror(tmp_path, capsys):
+    assert main(["fetch", "--mirror", str(tmp_path / "nope"), "--dest", str(tmp_path / "d"), "--quiet"]) == 1
+    assert "does not exist" in capsys.readouterr().err
