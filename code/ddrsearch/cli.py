@@ -52,7 +52,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _cmd_preview(args: argparse.Namespace) -> int:
     from .book import build_preview
 
-    out = build_preview(Path(args.project), Path(args.out), timeout=args.timeout)
+    try:
+        out = build_preview(Path(args.project), Path(args.out), timeout=args.timeout)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"ddrsearch preview: {exc}", file=sys.stderr)
+        return 1
     for path in out:
         print(path)
     return 0

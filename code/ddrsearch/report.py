@@ -449,6 +449,8 @@ def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int
         for w in body:
             if top <= w[1] < bottom:
                 cells[column(w)].append(w)
+        if k + 1 == len(anchors):  # the last band ends at its last word, not at TOTAL HRS
+            bottom = min(bottom, max(w[3] for c in cells for w in c) + 1.5)
         cell_text = [_join(w for line in _lines(c) for w in line) for c in cells]
         op_lines = tuple(_join(line) for line in _lines(cells[6]))
         if cell_text[1] and not _TIME_RE.match(cell_text[1]):

@@ -1,0 +1,55 @@
+# The book's two commands:
+#   make book   set up, fetch and verify the reports, execute the chapters, render the book
+#   make test   set up where missing, then run the whole test suite
+# Other targets: make setup | data | preview | bench | clean
+#
+# Variables you may set:
+#   PYTHON=python3.11            the Python that creates the virtual environment
+#   DDRSEARCH_MIRROR=DIR         fetch the PDFs from a local folder instead of downloading
+#   TORCH_INDEX=URL              pip index for PyTorch, e.g. https://download.pytorch.org/whl/cpu
+#                                on a Linux machine without a GPU (saves a multi-GB CUDA download)
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.ddrsearch-installed
+TORCH_VERSION ?= 2.13.0
+TORCH_INDEX ?=
+
+.PHONY: book test setup data preview bench clean
+
+setup: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# PyTorch first, pinned, so that sentence-transformers does not pull another build.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ddrsearch)" >/dev/null
+	touch $(STAMP)
+
+data: $(STAMP)
+	$(BIN)/ddrsearch fetch
+
+test: data
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
+
+preview: data
+	$(BIN)/ddrsearch preview --out _preview
+
+book: data
+	@if command -v quarto >/dev/null 2>&1; then \
+		QUARTO_PYTHON=$(abspath $(BIN)/python) PATH="$(abspath $(BIN)):$$PATH" quarto render && echo "The book is in _book/ (HTML: _book/index.html)."; \
+	else \
+		echo "quarto not found (install it from https://quarto.org/docs/get-started/): writing executed chapters and HTML previews to _preview/ instead."; \
+		$(MAKE) --no-print-directory preview; \
+	fi
+
+bench: data
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_retrievers.py
+
+clean:
+	rm -rf _book _preview .quarto .pytest_cache .hypothesis
