@@ -5,6 +5,9 @@ Sub-commands:
 ``ddrsearch fetch``
     Fetch the 76 report PDFs (or just the ten-report sample) into
     ``datasets/forge_archive/`` and verify their SHA-256.
+``ddrsearch search "QUERY" --method keyword|bm25|dense -k 5 --corpus sample|archive``
+    Search the reports and print rank, report, date, score and the best
+    matching line.
 ``ddrsearch verify``
     Check the archive folder against the manifest without fetching.
 ``ddrsearch preview``
@@ -62,6 +65,49 @@ def _cmd_preview(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shorten(text: str, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    from .data import corpus_paths, load_manifest
+    from .report import read_reports
+    from .retrieval import make_retriever
+
+    options = {}
+    if args.method in ("keyword", "bm25"):
+        options["expand"] = args.expand
+    elif args.expand:
+        print(f"ddrsearch search: --expand applies to keyword and bm25, not {args.method}", file=sys.stderr)
+        return 2
+    retriever = make_retriever(args.method, **options)
+    reports = read_reports(corpus_paths(args.corpus, args.archive))
+    retriever.index(reports)
+    hits = retriever.search(args.query, k=args.k)
+    dates = {e.file_name: e.report_date for e in load_manifest()}
+    numbers = {r.file_name: f"{r.phase[0]}{r.report_number:03d}" for r in reports}
+    if not hits:
+        print(f"No report matches {args.query!r} with {args.method}"
+              + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
+        return 0
+    rows = []
+    for h in hits:
+        where = f"{h.start}-{h.end or '?'}" if h.start else ""
+        rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
+                     where, _shorten(h.text, args.width) if h.text else "(no single line holds a query word)"))
+    headers = ("rank", "report", "date", "score", "row", "best matching line")
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    line = "  ".join(f"{{:<{w}}}" for w in widths)
+    print(line.format(*headers))
+    print(line.format(*("-" * w for w in widths)))
+    for r in rows:
+        print(line.format(*r))
+    print(f"\n{len(hits)} report(s) from the {args.corpus} ({len(reports)} reports), method {args.method}. "
+          "Report D038 = drilling report 38, C003 = completion report 3.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests)."""
     parser = argparse.ArgumentParser(
@@ -91,6 +137,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_fetch)
 
+    p = sub.add_parser(
+        "search",
+        help="search the reports and print a ranked table",
+        description=(
+            "Search the ten-report sample or the whole archive and print the top reports: rank, report "
+            "(D038 = drilling report 38), date, score, and the report line that best matches the query "
+            "with its TIME BREAKDOWN row (FROM-TO)."
+        ),
+    )
+    p.add_argument("query", help='what to look for, in quotes, e.g. "pipe stuck during slide"')
+    p.add_argument("--method", choices=["keyword", "bm25", "dense"], default="bm25",
+                   help="keyword: boolean AND (every word must occur); bm25: ranked BM25 (default); "
+                        "dense: sentence-embedding similarity (all-MiniLM-L6-v2)")
+    p.add_argument("-k", type=int, default=5, help="number of reports to show (default 5)")
+    p.add_argument("--corpus", choices=["sample", "archive"], default="sample",
+                   help="sample: the ten-report sample (default); archive: all 76 reports")
+    p.add_argument("--expand", action="store_true",
+                   help="expand rig abbreviations (POOH -> pull out of hole) from datasets/glossary.csv (keyword, bm25)")
+    p.add_argument("--archive", metavar="DIR", default=None,
+                   help="folder of the report PDFs (default: $DDRSEARCH_ARCHIVE_DIR or datasets/forge_archive)")
+    p.add_argument("--width", type=int, default=90, help="characters of the matching line to show (default 90)")
+    p.set_defaults(func=_cmd_search)
+
     p = sub.add_parser("verify", help="check the archive folder against the manifest",
                        description="Check every report PDF's SHA-256 against datasets/manifest.csv; fetch nothing.")
     p.add_argument("--dest", metavar="DIR", default=None, help="archive folder (default: datasets/forge_archive)")
@@ -110,9 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "k", 1) < 1:
+        parser.error(f"-k must be at least 1, got {args.k}")
     try:
         return args.func(args)
-    except DDRSearchError as exc:
+    except (DDRSearchError, FileNotFoundError, RuntimeError) as exc:
         print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
         return 1
 

@@ -54,6 +54,9 @@ HEADER_LABELS = (
 #: Free-text header fields whose value may wrap onto the next line.
 WRAPPING_LABELS = ("PRESENT OPERATIONS", "ACTIVITY PLANNED", "Present Ops", "Next 24 Hours")
 
+#: Section titles that end the header block (the first one found ends it).
+SECTION_TITLES = ("BOP", "CASING", "MUD", "DRILL BITS", "TIME BREAKDOWN", "TIME LOG", "PERFORATIONS")
+
 TIME_COLUMNS = ("FROM", "TO", "HRS", "PHASE", "CODE", "NPT", "OPERATIONS")
 
 _TIME_RE = re.compile(r"^([01]?\d|2[0-4]):([0-5]\d)$")
@@ -525,9 +528,10 @@ def read_report(path: str | os.PathLike) -> Report:
             words = page.get_text("words")
             parsed = parse_time_breakdown(page, words, pno, path.name)
             stop = page.rect.height
-            for w in words:  # the header ends at the first section title under the WELL/JOB block
-                if w[4] in ("BOP", "CASING", "TIME") and w[0] < 60 and w[1] > 60:
-                    stop = min(stop, w[1])
+            for line in _lines(words):  # the header ends at the first section title below it
+                if _join(line) in SECTION_TITLES and line[0][1] > 60:
+                    stop = min(stop, line[0][1] - 0.5)
+                    break
             if pno == 1:
                 header = parse_header(words, stop)
             if parsed is not None:
