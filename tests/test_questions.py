@@ -1,0 +1,472 @@
+"""Tests of ddrsearch.questions and of the shipped question sets (datasets/eval/*.yaml).
+
+The shipped sets are loaded with their evidence checked against the real PDFs;
+without the fetched archive these tests fail (they do not skip) with the fetch
+command. Every validation error is raised for a small bad file built in
+``tmp_path``, and a file with several problems must report them all at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+import ddrsearch.questions as questions_mod
+import ddrsearch.report as report_mod
+from ddrsearch.data import load_manifest
+from ddrsearch.errors import DataNotFoundError
+from ddrsearch.questions import (
+    CATEGORIES,
+    DIFFICULTIES,
+    SPLITS,
+    STYLES,
+    Judgement,
+    Question,
+    QuestionSet,
+    QuestionSetError,
+    load_questions,
+    normalize_text,
+    question_set_path,
+    write_qrels,
+)
+
+PROJECT = Path(__file__).resolve().parents[1]
+EVAL = PROJECT / "datasets" / "eval"
+STARTER = EVAL / "starter.yaml"
+ARCHIVE = EVAL / "archive.yaml"
+
+R = {
+    3: "FORGE-16A-78-32_Drilling_003_2020-10-22.pdf",
+    19: "FORGE-16A-78-32_Drilling_019_2020-11-07.pdf",
+    20: "FORGE-16A-78-32_Drilling_020_2020-11-08.pdf",
+    38: "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf",
+    39: "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf",
+    49: "FORGE-16A-78-32_Drilling_049_2020-12-07.pdf",
+    50: "FORGE-16A-78-32_Drilling_050_2020-12-08.pdf",
+}
+LINE_38 = "During the slide lost tool face and became assembly became stuck"  # a real line of report 38
+LINE_39 = "Work tight hole at 6,526'"  # a real line of report 39
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def question(qid="Q1", report=R[38], evidence=LINE_38, grade=3, **extra):
+    q = {
+        "id": qid, "question": "stuck pipe", "category": "stuck_pipe_fishing", "difficulty": "hard",
+        "style": "literal", "split": "dev",
+        "relevant": [{"report": report, "grade": grade, "evidence": evidence}],
+    }
+    q.update(extra)
+    return q
+
+
+def write_set(tmp_path, questions, name="bad.yaml", **top):
+    data = {"name": "t", "description": "a test set", "corpus": "archive", "questions": questions}
+    data.update(top)
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def problems_of(path, **kw) -> list[str]:
+    with pytest.raises(QuestionSetError) as exc:
+        load_questions(path, **kw)
+    err = exc.value
+    assert isinstance(err, ValueError)
+    assert err.problems, "a QuestionSetError must list its problems"
+    for p in err.problems:  # every problem is in the message
+        assert p in str(err)
+    assert str(path) in str(err)
+    return err.problems
+
+
+def number(file_name: str) -> int:
+    return int(re.search(r"_(\d{3})_", file_name).group(1))
+
+
+@pytest.fixture(scope="module")
+def starter(archive_folder):
+    return load_questions(STARTER, archive_folder=archive_folder)
+
+
+@pytest.fixture(scope="module")
+def archive_set(archive_folder):
+    return load_questions(ARCHIVE, archive_folder=archive_folder)
+
+
+# --- the shipped starter set -----------------------------------------------------------------
+
+
+def test_starter_loads_with_evidence_checked(starter):
+    assert starter.evidence_checked
+    assert starter.corpus == "sample"
+    assert starter.name == "starter"
+
+
+def test_starter_five_questions_one_relevant_report_each(starter):
+    assert len(starter) == 5
+    assert all(len(q.relevant) == 1 for q in starter)
+    assert [number(q.relevant[0].report) for q in starter] == [38, 49, 50, 19, 3]
+    assert [q.relevant[0].report_number for q in starter] == [38, 49, 50, 19, 3]
+
+
+def test_starter_reports_are_in_the_sample(starter):
+    sample = {e.file_name for e in load_manifest() if e.in_sample}
+    assert all(j.report in sample for q in starter for j in q.relevant)
+
+
+def test_starter_by_name_is_the_same_file(starter, archive_folder):
+    assert question_set_path("starter") == STARTER
+    again = load_questions("starter", archive_folder=archive_folder)
+    assert again.qrels() == starter.qrels()
+
+
+# --- the shipped archive set -----------------------------------------------------------------
+
+
+def test_archive_loads_with_evidence_checked(archive_set):
+    assert archive_set.evidence_checked
+    assert archive_set.corpus == "archive"
+    assert len(archive_set) >= 30
+
+
+def test_archive_every_report_is_in_the_manifest(archive_set):
+    names = {e.file_name for e in load_manifest()}
+    reports = {j.report for q in archive_set for j in q.relevant}
+    assert reports <= names
+    assert len(reports) >= 40  # the judgements cover most of the archive, not a few reports
+
+
+def test_archive_mixes_categories_styles_and_difficulties(archive_set):
+    categories = Counter(q.category for q in archive_set)
+    assert len(categories) >= 8
+    assert set(categories) <= set(CATEGORIES)
+    styles = Counter(q.style for q in archive_set)
+    assert all(styles[s] >= 6 for s in STYLES), styles
+    difficulties = Counter(q.difficulty for q in archive_set)
+    assert all(difficulties[d] >= 3 for d in DIFFICULTIES), difficulties
+
+
+def test_archive_has_questions_with_several_relevant_reports(archive_set):
+    assert sum(len(q.relevant) > 1 for q in archive_set) >= 6
+    assert all(len(q.relevant) >= 1 for q in archive_set)
+
+
+def test_archive_split_is_about_40_60_and_stratified(archive_set):
+    assert all(q.split in SPLITS for q in archive_set)
+    dev, test = archive_set.split("dev"), archive_set.split("test")
+    assert len(dev) + len(test) == len(archive_set)
+    assert set(dev.ids).isdisjoint(test.ids)
+    assert 0.3 <= len(dev) / len(archive_set) <= 0.5
+    for part in (dev, test):
+        assert len({q.category for q in part}) >= 8, f"{part.name} lacks a mix of categories"
+        assert {q.style for q in part} == set(STYLES)
+
+
+def test_archive_stuck_pipe_question_includes_reports_38_and_39(archive_set):
+    stuck = [q for q in archive_set if q.question.strip().lower() == "stuck pipe"]
+    assert len(stuck) == 1
+    q = stuck[0]
+    assert q.difficulty == "hard" and q.style in ("literal", "shorthand")
+    grades = q.qrels()
+    assert grades[R[38]] == 3  # the pipe became stuck during a slide and was worked free
+    assert grades[R[39]] == 1  # the next day only works tight hole at the same depth
+
+
+def test_shipped_evidence_is_a_short_quotation(starter, archive_set):
+    for qs in (starter, archive_set):
+        for q in qs:
+            for j in q.relevant:
+                assert 5 <= len(j.evidence.split()) <= 15, (q.id, j.report, j.evidence)
+
+
+def test_archive_records_how_each_question_was_searched(archive_set):
+    text = ARCHIVE.read_text(encoding="utf-8")
+    assert text.count("# searched:") == len(archive_set)
+
+
+def test_shipped_ids_are_unique_and_trec_safe(starter, archive_set):
+    for qs in (starter, archive_set):
+        assert len(set(qs.ids)) == len(qs)
+        assert all(re.fullmatch(r"\S+", i) for i in qs.ids)
+
+
+# --- the QuestionSet API -----------------------------------------------------------------------
+
+
+def test_qrels_by_id_and_frames(archive_set):
+    qrels = archive_set.qrels()
+    assert list(qrels) == archive_set.ids
+    assert all(isinstance(g, int) and g in (1, 2, 3) for d in qrels.values() for g in d.values())
+    q = archive_set.by_id[archive_set.ids[0]]
+    assert isinstance(q, Question) and archive_set[q.id] is q
+    assert qrels[q.id] == q.qrels()
+    with pytest.raises(KeyError):
+        archive_set["no-such-question"]
+
+    df = archive_set.to_frame()
+    assert list(df.columns) == ["id", "question", "category", "difficulty", "style", "split", "n_relevant",
+                                "relevant"]
+    assert len(df) == len(archive_set)
+    jf = archive_set.to_frame(judgements=True)
+    assert len(jf) == sum(len(q.relevant) for q in archive_set)
+    assert {"report", "report_number", "grade", "evidence"} <= set(jf.columns)
+    assert archive_set.queries()[q.id] == q.question
+
+
+def test_split_rejects_bad_names_and_sets_without_splits(archive_set):
+    with pytest.raises(ValueError, match="unknown split"):
+        archive_set.split("train")
+    no_split = QuestionSet("x", "", "sample", [Question("Q1", "q", "tests", "easy", "literal", None,
+                                                        (Judgement(R[38], 3, LINE_38),))])
+    with pytest.raises(ValueError, match="no dev/test split"):
+        no_split.split("dev")
+
+
+def test_write_qrels_round_trips_through_trec(archive_set, tmp_path):
+    from ddrsearch.trec import read_qrels
+
+    path = tmp_path / "qrels.txt"
+    write_qrels(archive_set.split("test"), path)
+    assert read_qrels(path) == archive_set.split("test").qrels()
+    line = path.read_text().splitlines()[0].split()
+    assert len(line) == 4 and line[1] == "0"
+
+
+def test_qrels_work_with_the_metrics(archive_set):
+    from ddrsearch.metrics import evaluate
+
+    qrels = archive_set.qrels()
+    perfect = {qid: sorted(d, key=lambda doc: -d[doc]) for qid, d in qrels.items()}
+    table = evaluate(perfect, qrels, k=5)
+    assert (table["NDCG@5"] > 0.999).all()
+
+
+# --- evidence matching -------------------------------------------------------------------------
+
+
+def test_evidence_matching_ignores_case_and_whitespace(tmp_path, archive_folder):
+    messy = "  during THE slide\n lost   tool\tface  "
+    path = write_set(tmp_path, [question(evidence=messy)], name="ok.yaml")
+    qs = load_questions(path, archive_folder=archive_folder)
+    assert qs["Q1"].relevant[0].evidence == messy
+    assert normalize_text("A\n  b\x00C") == "a b c"
+
+
+def test_evidence_spanning_a_pdf_line_break_matches(tmp_path, archive_folder):
+    # In report 19 "...to Granodiorite: Med Dark Grey," ends one PDF line and "Mud fluids seepage" starts the next.
+    ev = "Med Dark Grey, Mud fluids seepage losses"
+    assert "Med Dark Grey, \nMud fluids" in report_mod.read_report(archive_folder / R[19]).text
+    path = write_set(tmp_path, [question(report=R[19], evidence=ev)], name="ok.yaml")
+    assert load_questions(path, archive_folder=archive_folder)["Q1"].relevant[0].report == R[19]
+
+
+def test_each_referenced_report_is_read_once(tmp_path, archive_folder, monkeypatch):
+    calls = Counter()
+    real = report_mod.read_report
+
+    def counting(path):
+        calls[Path(path).name] += 1
+        return real(path)
+
+    monkeypatch.setattr(report_mod, "read_report", counting)
+    monkeypatch.setattr(questions_mod, "_TEXT_CACHE", {})
+    qs = [question("Q1"), question("Q2", evidence="Pipe free"), question("Q3", report=R[39], evidence=LINE_39)]
+    path = write_set(tmp_path, qs, name="ok.yaml")
+    load_questions(path, archive_folder=archive_folder)
+    assert calls == Counter({R[38]: 1, R[39]: 1})
+    load_questions(path, archive_folder=archive_folder)  # cached: no more reads
+    assert calls == Counter({R[38]: 1, R[39]: 1})
+
+
+# --- each validation error -----------------------------------------------------------------------
+
+
+def test_report_not_in_the_archive(tmp_path, archive_folder):
+    bad = "FORGE-16A-78-32_Drilling_077_2021-01-04.pdf"
+    problems = problems_of(write_set(tmp_path, [question(report=bad)]), archive_folder=archive_folder)
+    assert len(problems) == 1
+    assert "Q1" in problems[0] and bad in problems[0] and "manifest" in problems[0]
+
+
+def test_sample_set_rejects_a_report_outside_the_sample(tmp_path, archive_folder):
+    path = write_set(tmp_path, [question(report=R[20], evidence="pulled 10,000 over string weight")],
+                     corpus="sample")
+    problems = problems_of(path, archive_folder=archive_folder)
+    assert len(problems) == 1 and "sample" in problems[0] and R[20] in problems[0]
+
+
+def test_empty_judgement_list(tmp_path, archive_folder):
+    q = question()
+    q["relevant"] = []
+    problems = problems_of(write_set(tmp_path, [q]), archive_folder=archive_folder)
+    assert len(problems) == 1 and "Q1" in problems[0] and "empty judgement list" in problems[0]
+
+
+def test_duplicate_id(tmp_path, archive_folder):
+    path = write_set(tmp_path, [question("A1"), question("A1", evidence="Pipe free")])
+    problems = problems_of(path, archive_folder=archive_folder)
+    assert len(problems) == 1 and "duplicate id 'A1'" in problems[0]
+
+
+def test_misattributed_evidence(tmp_path, archive_folder):
+    # a real line of report 38 attributed to report 39
+    path = write_set(tmp_path, [question(report=R[39], evidence=LINE_38)])
+    problems = problems_of(path, archive_folder=archive_folder)
+    assert len(problems) == 1
+    assert "Q1" in problems[0] and R[39] in problems[0] and "not in the report's text" in problems[0]
+
+
+def test_misattributed_evidence_names_the_report_that_has_it(tmp_path, archive_folder):
+    qs = [question("Q1", report=R[39], evidence=LINE_38), question("Q2", report=R[38], evidence="Pipe free")]
+    problems = problems_of(write_set(tmp_path, qs), archive_folder=archive_folder)
+    assert len(problems) == 1 and f"it is in {R[38]}" in problems[0]
+
+
+def test_duplicate_report_within_a_question(tmp_path, archive_folder):
+    q = question()
+    q["relevant"].append({"report": R[38], "grade": 2, "evidence": "Pipe free"})
+    problems = problems_of(write_set(tmp_path, [q]), archive_folder=archive_folder)
+    assert len(problems) == 1 and "judged twice" in problems[0] and R[38] in problems[0]
+
+
+@pytest.mark.parametrize("grade", [0, 4, -1, "3", 2.5, True, None])
+def test_grade_out_of_range(tmp_path, archive_folder, grade):
+    problems = problems_of(write_set(tmp_path, [question(grade=grade)]), archive_folder=archive_folder)
+    assert len(problems) == 1 and "grade" in problems[0] and "Q1" in problems[0]
+
+
+@pytest.mark.parametrize("key, value", [
+    ("category", "stuck"), ("difficulty", "impossible"), ("style", "verbatim"), ("split", "train"),
+])
+def test_bad_enumerated_values(tmp_path, archive_folder, key, value):
+    problems = problems_of(write_set(tmp_path, [question(**{key: value})]), archive_folder=archive_folder)
+    assert len(problems) == 1 and key in problems[0] and repr(value) in problems[0]
+
+
+def test_bad_corpus(tmp_path, archive_folder):
+    problems = problems_of(write_set(tmp_path, [question()], corpus="everything"), archive_folder=archive_folder)
+    assert any("'corpus'" in p for p in problems)
+
+
+@pytest.mark.parametrize("key", ["id", "question", "category", "difficulty", "style", "split", "relevant"])
+def test_missing_question_field(tmp_path, archive_folder, key):
+    q = question()
+    del q[key]
+    problems = problems_of(write_set(tmp_path, [q]), archive_folder=archive_folder)
+    assert any(f"missing key '{key}'" in p for p in problems)
+
+
+def test_split_is_optional_in_a_sample_set(tmp_path, archive_folder):
+    q = question()
+    del q["split"]
+    qs = load_questions(write_set(tmp_path, [q], corpus="sample"), archive_folder=archive_folder)
+    assert qs["Q1"].split is None
+
+
+@pytest.mark.parametrize("key", ["report", "grade", "evidence"])
+def test_missing_judgement_field(tmp_path, archive_folder, key):
+    q = question()
+    del q["relevant"][0][key]
+    problems = problems_of(write_set(tmp_path, [q]), archive_folder=archive_folder)
+    assert any(f"missing key '{key}'" in p for p in problems)
+
+
+def test_unknown_keys_at_every_level(tmp_path, archive_folder):
+    q = question(answer="42")
+    q["relevant"][0]["note"] = "x"
+    problems = problems_of(write_set(tmp_path, [q], version=2), archive_folder=archive_folder)
+    assert any("unknown top-level key 'version'" in p for p in problems)
+    assert any("unknown key 'answer'" in p and "Q1" in p for p in problems)
+    assert any("unknown key 'note'" in p and R[38] in p for p in problems)
+
+
+def test_missing_top_level_keys_and_empty_questions(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: x\nquestions: []\n", encoding="utf-8")
+    problems = problems_of(path)
+    assert any("missing top-level key 'corpus'" in p for p in problems)
+    assert any("missing top-level key 'description'" in p for p in problems)
+    assert any("non-empty list" in p for p in problems)
+
+
+def test_key_given_twice_in_yaml(tmp_path, archive_folder):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"name": "t", "description": "d", "corpus": "archive",
+                                    "questions": [question()]}, sort_keys=False)
+                    + "name: again\n", encoding="utf-8")
+    problems = problems_of(path, archive_folder=archive_folder)
+    assert len(problems) == 1 and "'name' is given twice" in problems[0]
+
+
+def test_not_yaml_and_not_a_mapping(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("questions: [unclosed\n", encoding="utf-8")
+    assert "not valid YAML" in problems_of(bad)[0]
+    bad.write_text("- just\n- a list\n", encoding="utf-8")
+    assert "must be a mapping" in problems_of(bad)[0]
+    with pytest.raises(FileNotFoundError):
+        load_questions(tmp_path / "missing.yaml")
+
+
+# --- all problems at once ------------------------------------------------------------------------
+
+
+def test_all_problems_are_reported_together(tmp_path, archive_folder):
+    empty = question("Q2")
+    empty["relevant"] = []
+    qs = [
+        question("Q1", report="FORGE-16A-78-32_Drilling_099_2021-02-01.pdf"),  # not in the archive
+        empty,  # empty judgement list
+        question("Q1", evidence="Pipe free"),  # duplicate id
+        question("Q4", report=R[39], evidence=LINE_38),  # misattributed evidence
+        question("Q5", grade=7, category="gossip"),  # grade out of range, bad category
+    ]
+    with pytest.raises(QuestionSetError) as exc:
+        load_questions(write_set(tmp_path, qs), archive_folder=archive_folder)
+    problems = exc.value.problems
+    assert len(problems) == 6, problems
+    message = str(exc.value)
+    assert "6 problems" in message
+    for needle in ("Drilling_099", "empty judgement list", "duplicate id 'Q1'", "not in the report's text",
+                   "grade 7", "category 'gossip'"):
+        assert needle in message
+    # in file order, each with its question id and line
+    assert [re.search(r"question (\w+)", p).group(1) for p in problems] == ["Q1", "Q2", "Q1", "Q4", "Q5", "Q5"]
+    assert all(re.search(r"\(line \d+\)", p) for p in problems)
+
+
+# --- missing PDFs --------------------------------------------------------------------------------
+
+
+def test_missing_pdfs_say_how_to_fetch(tmp_path):
+    path = write_set(tmp_path, [question()])
+    empty = tmp_path / "no_pdfs"
+    empty.mkdir()
+    with pytest.raises(DataNotFoundError, match="ddrsearch fetch") as exc:
+        load_questions(path, archive_folder=empty)
+    assert R[38] in str(exc.value) and "check_evidence=False" in str(exc.value)
+
+
+def test_missing_pdfs_also_list_the_other_problems(tmp_path):
+    path = write_set(tmp_path, [question(category="gossip")])
+    empty = tmp_path / "no_pdfs"
+    empty.mkdir()
+    with pytest.raises(DataNotFoundError, match="ddrsearch fetch") as exc:
+        load_questions(path, archive_folder=empty)
+    assert "category 'gossip'" in str(exc.value)
+
+
+def test_structure_is_checked_without_the_pdfs(tmp_path):
+    empty = tmp_path / "no_pdfs"
+    empty.mkdir()
+    qs = load_questions(STARTER, check_evidence=False, archive_folder=empty)
+    assert len(qs) == 5 and not qs.evidence_checked
+    problems = problems_of(write_set(tmp_path, [question(), question()]), check_evidence=False,
+                           archive_folder=empty)
+    assert len(problems) == 1 and "duplicate id" in problems[0]
