@@ -124,7 +124,6 @@ def test_dense_search_is_repeatable(dense):
     assert [(h.report, h.score) for h in a] == [(h.report, h.score) for h in b]
     assert len(a) == 10  # dense retrieval scores every report
     assert all(-1.0 <= h.score <= 1.0 for h in a)
-    assert dense.embedder.hits >= 10  # the second search reused the cached report vectors
 
 
 @pytest.mark.parametrize("method", ["keyword", "bm25"])
@@ -141,7 +140,7 @@ def test_errors(sample, method):
 
 
 def test_unknown_method():
-    with pytest.raises(ValueError, match="keyword, bm25, dense"):
+    with pytest.raises(ValueError, match="keyword, bm25, dense, hybrid"):
         make_retriever("tfidf")
 
 

@@ -8,6 +8,8 @@ Sub-commands:
 ``ddrsearch search "QUERY" --method keyword|bm25|dense -k 5 --corpus sample|archive``
     Search the reports and print rank, report, date, score and the best
     matching line.
+``ddrsearch eval QUESTIONS.yaml --methods keyword,bm25,dense,hybrid -k 5``
+    Evaluate methods on a question set; print the table and write CSV.
 ``ddrsearch verify``
     Check the archive folder against the manifest without fetching.
 ``ddrsearch preview``
@@ -72,8 +74,8 @@ def _shorten(text: str, width: int) -> str:
 
 def _cmd_search(args: argparse.Namespace) -> int:
     from .data import corpus_paths, load_manifest
+    from .pipeline import build_retriever
     from .report import read_reports
-    from .retrieval import make_retriever
 
     options = {}
     if args.method in ("keyword", "bm25"):
@@ -81,9 +83,16 @@ def _cmd_search(args: argparse.Namespace) -> int:
     elif args.expand:
         print(f"ddrsearch search: --expand applies to keyword and bm25, not {args.method}", file=sys.stderr)
         return 2
-    retriever = make_retriever(args.method, **options)
+    if args.weight is not None:
+        if args.method != "hybrid":
+            print("ddrsearch search: --weight applies to --method hybrid only", file=sys.stderr)
+            return 2
+        if not 0.0 <= args.weight <= 1.0:
+            print(f"ddrsearch search: --weight must be between 0 and 1, got {args.weight}", file=sys.stderr)
+            return 2
+        options["weight"] = args.weight
     reports = read_reports(corpus_paths(args.corpus, args.archive))
-    retriever.index(reports)
+    retriever = build_retriever(args.method, reports, unit=args.unit, **options)
     hits = retriever.search(args.query, k=args.k)
     dates = {e.file_name: e.report_date for e in load_manifest()}
     numbers = {r.file_name: f"{r.phase[0]}{r.report_number:03d}" for r in reports}
@@ -105,6 +114,45 @@ def _cmd_search(args: argparse.Namespace) -> int:
         print(line.format(*r))
     print(f"\n{len(hits)} report(s) from the {args.corpus} ({len(reports)} reports), method {args.method}. "
           "Report D038 = drilling report 38, C003 = completion report 3.")
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .data import corpus_paths
+    from .evaluation import breakdown, compare, evaluate_retriever
+    from .pipeline import build_retriever
+    from .questions import load_questions
+    from .report import read_reports
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    from .retrieval import METHODS
+
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        print(f"ddrsearch eval: unknown method(s) {unknown}; choose from {', '.join(METHODS)}", file=sys.stderr)
+        return 2
+    questions = load_questions(args.questions)
+    if args.split != "all":
+        questions = questions.split(args.split)
+    reports = read_reports(corpus_paths(args.corpus or questions.corpus, args.archive))
+    results = {}
+    for m in methods:
+        results[m] = evaluate_retriever(build_retriever(m, reports), questions, k=args.k)
+    table = compare(results, k=args.k)
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(f"{questions.name}: {len(questions)} questions over {len(reports)} reports, k = {args.k}\n")
+        print(table.round(3).to_string())
+        print()
+        print(breakdown(results, "category", f"recall@{args.k}").round(3).to_string())
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        per_question = pd.concat({m: df for m, df in results.items()}, names=["method", "id"])
+        per_question.to_csv(out)
+        table.to_csv(out.with_name(out.stem + "_means.csv"))
+        print(f"\nWrote {out} (one row per method and question) and {out.with_name(out.stem + '_means.csv')}.")
     return 0
 
 
@@ -147,9 +195,15 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("query", help='what to look for, in quotes, e.g. "pipe stuck during slide"')
-    p.add_argument("--method", choices=["keyword", "bm25", "dense"], default="bm25",
-                   help="keyword: boolean AND (every word must occur); bm25: ranked BM25 (default); "
-                        "dense: sentence-embedding similarity (all-MiniLM-L6-v2)")
+    p.add_argument("--method", choices=["keyword", "bm25", "dense", "hybrid"], default="hybrid",
+                   help="keyword: boolean AND (every word must occur); bm25: ranked BM25; "
+                        "dense: sentence-embedding similarity (all-MiniLM-L6-v2); "
+                        "hybrid: the book's default pipeline, BM25 + dense over operation rows (default)")
+    p.add_argument("--unit", choices=["auto", "report", "operation", "window"], default="auto",
+                   help="what is indexed: whole reports, operation-row chunks or fixed windows; "
+                        "auto (default): whole reports for keyword/bm25/dense, operation rows for hybrid")
+    p.add_argument("--weight", type=float, default=None,
+                   help="hybrid only: dense weight from 0 (pure BM25) to 1 (pure dense); default the book's tuned value")
     p.add_argument("-k", type=int, default=5, help="number of reports to show (default 5)")
     p.add_argument("--corpus", choices=["sample", "archive"], default="sample",
                    help="sample: the ten-report sample (default); archive: all 76 reports")
@@ -159,6 +213,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder of the report PDFs (default: $DDRSEARCH_ARCHIVE_DIR or datasets/forge_archive)")
     p.add_argument("--width", type=int, default=90, help="characters of the matching line to show (default 90)")
     p.set_defaults(func=_cmd_search)
+
+    p = sub.add_parser(
+        "eval",
+        help="evaluate retrieval methods on a question set",
+        description=(
+            "Run each method over a question set (datasets/eval/*.yaml) and print the mean P@k, recall@k, "
+            "hit@k, MRR, MAP and NDCG@k of each method, and recall@k per category; optionally write CSV."
+        ),
+    )
+    p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive")
+    p.add_argument("--methods", default="keyword,bm25,dense,hybrid",
+                   help="comma-separated methods (default keyword,bm25,dense,hybrid)")
+    p.add_argument("-k", type=int, default=5, help="metric cut-off (default 5)")
+    p.add_argument("--split", choices=["all", "dev", "test"], default="all",
+                   help="evaluate all questions (default), the development part or the held-out part")
+    p.add_argument("--corpus", choices=["sample", "archive"], default=None,
+                   help="reports to search (default: the question set's own corpus)")
+    p.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")
+    p.add_argument("--out", metavar="CSV", default=None,
+                   help="write per-question results to CSV (and the means to <name>_means.csv)")
+    p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("verify", help="check the archive folder against the manifest",
                        description="Check every report PDF's SHA-256 against datasets/manifest.csv; fetch nothing.")
@@ -183,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"-k must be at least 1, got {args.k}")
     try:
         return args.func(args)
-    except (DDRSearchError, FileNotFoundError, RuntimeError) as exc:
+    except (DDRSearchError, FileNotFoundError, RuntimeError, ValueError) as exc:
         print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
         return 1
 

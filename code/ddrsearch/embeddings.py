@@ -607,6 +607,24 @@ class Embedder:
                     self._write(path, vec)
         return out
 
+    def encode_uncached(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` without touching the disk cache or the counters (for queries).
+
+        Same vectors as :meth:`encode`: float32, shape ``(len(texts), dim)``,
+        unit length rows.
+
+        Raises:
+            TypeError: ``texts`` is a single string or holds a non-string.
+        """
+        items = _check_texts(texts)
+        if not items:
+            return np.empty((0, self.dim), dtype=np.float32)
+        vecs = self.model.encode(
+            items, batch_size=self.batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=False,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         """Number of word pieces the model's tokenizer makes of each text.
 

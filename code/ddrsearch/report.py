@@ -123,7 +123,8 @@ class Report:
         report_date: RPT DATE.
         header: header fields, label as printed (without colon) -> value as
             printed (``""`` when the field is blank).
-        pages: text of each page (PyMuPDF ``page.get_text()``).
+        pages: text of each page (PyMuPDF ``page.get_text()``, with the NUL
+            characters some reports have in place of tabs turned into spaces).
         operations: the TIME BREAKDOWN rows, in table order (empty for the
             completion layout).
         total_hours_printed: the table's TOTAL HRS value (``None`` if absent).
@@ -518,7 +519,8 @@ def read_report(path: str | os.PathLike) -> Report:
     path = Path(path)
     doc = open_pdf(path)
     try:
-        pages = [page.get_text("text") for page in doc]
+        # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
+        pages = [page.get_text("text").replace("\x00", " ") for page in doc]
         header: dict[str, str] = {}
         rows: list[OperationRow] = []
         total = None

@@ -503,8 +503,19 @@ class DenseRetriever(Retriever):
         self.matrix = self.embedder.encode([p.indexed_text for p in passages])
 
     def embed_query(self, query: str) -> np.ndarray:
-        """The query's unit vector, shape ``(384,)``."""
-        return self.embedder.encode([query])[0]
+        """The query's unit vector, shape ``(384,)``.
+
+        Queries are not written to the disk cache (it would fill with one-off
+        questions); the last 256 are kept in memory.
+        """
+        cache = self.__dict__.setdefault("_query_cache", {})
+        vec = cache.get(query)
+        if vec is None:
+            vec = self.embedder.encode_uncached([query])[0]
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))
+            cache[query] = vec
+        return vec
 
     def passage_scores(self, query):
         return (self.matrix @ self.embed_query(query)).astype(float)
@@ -519,10 +530,18 @@ class DenseRetriever(Retriever):
 
 # --- factory ---------------------------------------------------------------------------------
 
+def _hybrid(**options) -> Retriever:
+    from .fusion import HybridRetriever
+
+    return HybridRetriever(**options)
+
+
+#: Method name -> retriever factory, for :func:`make_retriever` and the command line.
 METHODS: dict[str, Callable[..., Retriever]] = {
     "keyword": KeywordRetriever,
     "bm25": BM25Retriever,
     "dense": DenseRetriever,
+    "hybrid": _hybrid,
 }
 
 
@@ -530,7 +549,8 @@ def make_retriever(method: str, **options) -> Retriever:
     """Create a retriever by method name.
 
     Args:
-        method: one of :data:`METHODS` (``"keyword"``, ``"bm25"``, ``"dense"``, ...).
+        method: one of :data:`METHODS`: ``"keyword"``, ``"bm25"``, ``"dense"``,
+            ``"hybrid"`` (:class:`ddrsearch.fusion.HybridRetriever`).
         **options: passed to the retriever's constructor.
 
     Raises:

@@ -1,0 +1,172 @@
+"""Run retrievers over a question set and measure them.
+
+The harness turns a retriever and a :class:`~ddrsearch.questions.QuestionSet`
+into a pandas DataFrame with one row per question: the rank of each of its
+relevant reports and every metric of :mod:`ddrsearch.metrics` (P@k,
+recall@k, hit@k, reciprocal rank, average precision, NDCG@k). On top of that:
+a method-by-method comparison table, breakdowns by category, difficulty,
+style or split, and a table that follows one question's ranks across
+several retrievers.
+
+Each retriever is asked for its full ranking (``depth``, default every
+report), so a relevant report's rank is known even beyond ``k``, and MRR and
+average precision see the whole list. The run can be written in TREC format
+(:func:`ddrsearch.trec.write_run`) and checked with trec_eval or ranx.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from .metrics import evaluate, mean_metrics, metric_columns
+from .questions import Question, QuestionSet
+from .retrieval import QueryError, Retriever
+
+__all__ = ["run", "evaluate_run", "evaluate_retriever", "compare", "breakdown", "follow", "format_ranks", "sweep_weight"]
+
+
+def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth: int | None = None) -> dict[str, list[str]]:
+    """Search every question and return the ranked report lists.
+
+    Args:
+        retriever: an indexed retriever.
+        questions: a question set (or a list of questions).
+        depth: how many reports to ask for per question; default all the
+            retriever has indexed.
+
+    Returns:
+        ``{question id: [report file name, ...]}``, best first (package tie
+        rule). A method that retrieves fewer reports (keyword AND, BM25)
+        gives a shorter list, possibly empty.
+    """
+    reports = {p.report for p in retriever.passages}
+    depth = depth or len(reports)
+    out: dict[str, list[str]] = {}
+    for q in questions:
+        try:
+            out[q.id] = [h.report for h in retriever.search(q.question, k=depth)]
+        except QueryError:  # no searchable words for this method (only stop words): it retrieves nothing
+            out[q.id] = []
+    return out
+
+
+def format_ranks(ranking: Sequence[str], question: Question) -> str:
+    """``"38:1 39:7 50:-"``: each relevant report's number and its rank (``-`` = not retrieved)."""
+    pos = {r: i for i, r in enumerate(ranking, start=1)}
+    parts = []
+    for j in question.relevant:
+        label = f"C{j.report_number}" if j.phase == "Completion" else str(j.report_number)
+        parts.append(f"{label}:{pos.get(j.report, '-')}")
+    return " ".join(parts)
+
+
+def evaluate_run(ranked: Mapping[str, Sequence[str]], questions: QuestionSet, k: int = 5, gain: str = "linear") -> pd.DataFrame:
+    """Score ranked lists against a question set's judgements.
+
+    Returns:
+        One row per question (index: question id) with columns ``question,
+        category, difficulty, style, split, ranks`` (see :func:`format_ranks`),
+        ``first_rank`` (rank of the first relevant report, ``NaN`` if none
+        was retrieved) and the metrics ``P@k, recall@k, hit@k, RR, AP, NDCG@k``.
+    """
+    qrels = questions.qrels()
+    metrics = evaluate({qid: list(ranked.get(qid, [])) for qid in qrels}, qrels, k, gain=gain)
+    rows = []
+    for q in questions:
+        ranking = list(ranked.get(q.id, []))
+        rel = set(q.relevant_reports)
+        first = next((i for i, r in enumerate(ranking, start=1) if r in rel), None)
+        rows.append({
+            "id": q.id, "question": q.question, "category": q.category, "difficulty": q.difficulty,
+            "style": q.style, "split": q.split, "ranks": format_ranks(ranking, q),
+            "first_rank": float(first) if first is not None else float("nan"),
+        })
+    frame = pd.DataFrame(rows).set_index("id")
+    return frame.join(metrics)
+
+
+def evaluate_retriever(retriever: Retriever, questions: QuestionSet, k: int = 5, depth: int | None = None,
+                       gain: str = "linear") -> pd.DataFrame:
+    """:func:`run` then :func:`evaluate_run`; the per-question table of one retriever."""
+    return evaluate_run(run(retriever, questions, depth), questions, k, gain)
+
+
+def compare(results: Mapping[str, pd.DataFrame], k: int = 5) -> pd.DataFrame:
+    """One row per method: the mean of each metric over the questions (MRR = mean RR, MAP = mean AP).
+
+    Args:
+        results: method name -> the per-question table of :func:`evaluate_run`.
+    """
+    cols = metric_columns(k)
+    return pd.DataFrame({name: mean_metrics(df[cols]) for name, df in results.items()}).T.rename_axis("method")
+
+
+def breakdown(results: Mapping[str, pd.DataFrame], by: str = "category", metric: str = "recall@5") -> pd.DataFrame:
+    """Mean of one metric per group (rows: the values of ``by``; columns: methods), with a question count.
+
+    Args:
+        results: method name -> per-question table.
+        by: ``"category"``, ``"difficulty"``, ``"style"`` or ``"split"``.
+        metric: a metric column, e.g. ``"recall@5"``, ``"NDCG@5"``, ``"RR"``.
+
+    Raises:
+        KeyError: unknown column.
+    """
+    any_df = next(iter(results.values()))
+    if by not in any_df.columns or metric not in any_df.columns:
+        raise KeyError(f"by={by!r} and metric={metric!r} must be columns of the results: {list(any_df.columns)}")
+    table = pd.DataFrame({name: df.groupby(by, sort=True)[metric].mean() for name, df in results.items()})
+    table.insert(0, "questions", any_df.groupby(by, sort=True).size())
+    return table
+
+
+def follow(question: Question, retrievers: Mapping[str, Retriever], depth: int | None = None) -> pd.DataFrame:
+    """Follow one question through several retrievers: the rank of each relevant report under each.
+
+    Returns:
+        One row per method; one column per relevant report (``"report 39"``),
+        holding its rank (``None`` if not retrieved), plus ``retrieved`` (how
+        many reports the method returned) and ``top report``.
+    """
+    rows = []
+    for name, r in retrievers.items():
+        ranked = run(r, [question], depth)[question.id]
+        pos = {rep: i for i, rep in enumerate(ranked, start=1)}
+        row = {"method": name}
+        for j in question.relevant:
+            label = f"completion {j.report_number}" if j.phase == "Completion" else f"report {j.report_number}"
+            row[label] = pos.get(j.report)
+        row["retrieved"] = len(ranked)
+        row["top report"] = ranked[0] if ranked else None
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("method")
+
+
+def sweep_weight(hybrid, questions: QuestionSet, weights: Sequence[float] | None = None, k: int = 5,
+                 metric: str | None = None) -> tuple[pd.DataFrame, float]:
+    """Evaluate a hybrid retriever at several dense weights and pick the best.
+
+    Args:
+        hybrid: an indexed :class:`~ddrsearch.fusion.HybridRetriever` (its
+            legs are reused; nothing is re-indexed).
+        questions: the questions to tune on: the *development* split, never
+            the held-out one.
+        weights: dense weights to try; default 0.0, 0.1, ..., 1.0.
+        k: metric cut-off.
+        metric: the column to maximise; default ``NDCG@k``.
+
+    Returns:
+        ``(table, best)``: one row per weight with the mean metrics, and the
+        weight with the highest ``metric`` (ties: the smaller weight, i.e.
+        the one closer to plain BM25).
+    """
+    import numpy as np
+
+    weights = [round(float(w), 4) for w in (weights if weights is not None else np.linspace(0.0, 1.0, 11))]
+    metric = metric or f"NDCG@{k}"
+    table = compare({w: evaluate_retriever(hybrid.with_weight(w, "convex"), questions, k) for w in weights}, k)
+    table.index.name = "weight"
+    best = min(weights, key=lambda w: (-round(float(table.loc[w, metric]), 12), w))
+    return table, best
