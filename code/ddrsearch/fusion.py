@@ -164,17 +164,40 @@ class HybridRetriever(Retriever):
         return self.bm25.passage_scores(query), self.dense.passage_scores(query)
 
     def passage_scores(self, query: str) -> np.ndarray:
+        """Fused passage scores (``nan`` outside the candidate union).
+
+        Array form of :func:`rrf_scores` / :func:`convex_scores` over
+        passages: each leg's top ``candidates`` passages (ties by report
+        name, then passage id), min-max normalised over the union for the
+        convex combination. A test checks it against the dictionary forms.
+        """
         b, v = self.leg_scores(query)
-        ids = [p.passage_id for p in self.passages]
-        # tie order inside a leg: report name, then passage id (the package rule)
-        key = {pid: f"{p.report}\x00{pid}" for pid, p in zip(ids, self.passages)}
-        bm = {key[i]: float(s) for i, s in zip(ids, b) if not math.isnan(s)}
-        dn = {key[i]: float(s) for i, s in zip(ids, v) if not math.isnan(s)}
+        n = len(self.passages)
+        out = np.full(n, np.nan)
         if self.fusion == "rrf":
-            fused = rrf_scores([_ranked(bm, self.candidates), _ranked(dn, self.candidates)], self.rrf_k)
-        else:
-            fused = convex_scores(bm, dn, self.weight, self.candidates)
-        return np.array([fused.get(key[i], np.nan) for i in ids], dtype=float)
+            fused = np.zeros(n)
+            member = np.zeros(n, dtype=bool)
+            for leg in (b, v):
+                top = self.top_passages(leg, self.candidates)
+                fused[top] += 1.0 / (self.rrf_k + np.arange(1, len(top) + 1))
+                member[top] = True
+            out[member] = fused[member]
+            return out
+        union = np.zeros(n, dtype=bool)
+        if self.weight < 1.0:
+            union[self.top_passages(b, self.candidates)] = True
+        if self.weight > 0.0:
+            union[self.top_passages(v, self.candidates)] = True
+        fused = np.zeros(n)
+        for leg, w in ((b, 1.0 - self.weight), (v, self.weight)):
+            present = union & ~np.isnan(leg)
+            if not present.any():
+                continue
+            lo, hi = leg[present].min(), leg[present].max()
+            norm = np.ones(n) if hi == lo else (leg - lo) / (hi - lo)
+            fused[present] += w * norm[present]
+        out[union] = fused[union]
+        return out
 
     def best_line(self, query, report):
         return self.dense.best_line(query, report) if self.weight >= 0.5 else self.bm25.best_line(query, report)

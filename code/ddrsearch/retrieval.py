@@ -252,11 +252,60 @@ class Retriever(ABC):
         scores = self.passage_scores(query)
         return {rep: score for rep, (score, _) in self._rollup(scores).items()}
 
-    def _rollup(self, scores: np.ndarray) -> dict[str, tuple[float, int]]:
+    @property
+    def tie_key(self) -> np.ndarray:
+        """Integer rank of each passage by (report name, passage id): the tie-break order, shape ``(n,)``."""
+        key = self.__dict__.get("_tie_key")
+        if key is None or len(key) != len(self.passages):
+            order = sorted(range(len(self.passages)), key=lambda i: (self.passages[i].report, self.passages[i].passage_id))
+            key = np.empty(len(order), dtype=np.int64)
+            key[order] = np.arange(len(order))
+            self._tie_key = key
+        return key
+
+    def top_passages(self, scores: np.ndarray, n: int | None) -> np.ndarray:
+        """Positions of the ``n`` best-scoring passages (all retrieved ones if ``n`` is None).
+
+        Best first: score descending, ties by report name then passage id.
+        ``nan`` scores (not retrieved) are left out.
+        """
+        idx = np.flatnonzero(~np.isnan(scores))
+        if n is not None and len(idx) > n:
+            kth = np.partition(scores[idx], len(idx) - n)[len(idx) - n]
+            idx = idx[scores[idx] >= kth]  # keeps every passage tied with the n-th
+        order = idx[np.lexsort((self.tie_key[idx], -scores[idx]))]
+        return order if n is None else order[:n]
+
+    def _rollup_top(self, scores: np.ndarray, k: int) -> dict[str, tuple[float, int]]:
+        """:meth:`_rollup` restricted to what the top ``k`` reports need (same result, much faster)."""
+        if self.rollup != "max":
+            return self._rollup(scores)
+        n, take = len(self.passages), max(4 * k, 64)
+        while True:
+            top = self.top_passages(scores, take)
+            reports = []
+            for i in top:
+                rep = self.passages[i].report
+                if rep not in reports:
+                    reports.append(rep)
+                    if len(reports) == k:
+                        break
+            if len(reports) == k or len(top) < take or take >= n:
+                break
+            take *= 4
+        if not len(top):
+            return {}
+        threshold = scores[top[-1]] if len(reports) < k else min(scores[i] for i in top if self.passages[i].report in reports)
+        subset = np.flatnonzero(~np.isnan(scores) & (np.nan_to_num(scores, nan=-np.inf) >= threshold))
+        return self._rollup(scores, subset)
+
+    def _rollup(self, scores: np.ndarray, subset: np.ndarray | None = None) -> dict[str, tuple[float, int]]:
         per_report: dict[str, list[tuple[float, int]]] = defaultdict(list)
-        for i, s in enumerate(scores):
+        positions = range(len(scores)) if subset is None else subset
+        for i in positions:
+            s = scores[i]
             if not math.isnan(s):
-                per_report[self.passages[i].report].append((float(s), i))
+                per_report[self.passages[i].report].append((float(s), int(i)))
         out: dict[str, tuple[float, int]] = {}
         for rep, items in per_report.items():
             # best passage first; ties by passage order in the index (stable)
@@ -289,7 +338,7 @@ class Retriever(ABC):
         _check_query(query)
         if not self.passages:
             raise RuntimeError(f"{type(self).__name__}: call index() before searching.")
-        rolled = self._rollup(self.passage_scores(query))
+        rolled = self._rollup_top(self.passage_scores(query), k)
         order = sorted(rolled, key=lambda rep: (-rolled[rep][0], rep))[:k]
         hits = []
         for rank, rep in enumerate(order, start=1):
@@ -454,7 +503,6 @@ class BM25Retriever(Retriever):
         self._tokens = tokens
         self._bm25 = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         self._bm25.index(tokens, show_progress=False)
-        self._sets = [set(ts) for ts in tokens]
 
     def passage_scores(self, query):
         terms = self.tokenize(query)
@@ -465,10 +513,10 @@ class BM25Retriever(Retriever):
         if not known:
             return scores
         raw = np.asarray(self._bm25.get_scores(known), dtype=float)
-        q = set(known)
-        for i, s in enumerate(self._sets):
-            if s & q:
-                scores[i] = raw[i]
+        # With the Lucene IDF every term weighs more than zero, so a passage holding
+        # a query term scores above zero, and one holding none scores exactly zero.
+        hit = raw > 0
+        scores[hit] = raw[hit]
         return scores
 
 

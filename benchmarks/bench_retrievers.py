@@ -1,0 +1,221 @@
+"""Benchmark the retrievers on the 76-report archive and on 10x and 100x copies of it.
+
+Run it with ``make bench`` (or ``python benchmarks/bench_retrievers.py``). It
+prints a table and writes ``bench-results/bench.json``. Nothing here is a
+pass/fail test: machines differ and are shared, so the figures are for
+reading, with the book's targets printed beside them.
+
+What is measured, each configuration in a fresh Python process (so peak
+memory is that configuration's own):
+
+* cold index of the archive: PDF extraction, chunking into operation rows,
+  embedding every chunk with an empty cache (so embedding throughput, in
+  chunks per second), and the BM25 index;
+* warm rebuild: the same from the embedding cache;
+* for each retriever (BM25, dense, hybrid) and each scale (1x, 10x, 100x the
+  archive): index build time, query latency median and 95th percentile over
+  the archive questions and variants of them, and peak resident memory.
+
+The 10x and 100x corpora repeat the archive's reports under distinct report
+names (``COPY007_FORGE-...pdf``); their chunk texts are the archive's, so
+their embeddings come from the cache and the build time is that of the
+index itself, not of embedding (the cold run measures embedding).
+
+Targets (book, 2-core machine): cold index of the archive within 60 s, warm
+rebuild within 5 s, hybrid query within 50 ms at the 95th percentile, and
+query latency at 100x growing far less than 100 times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+TARGETS = {"cold_index_s": 60.0, "warm_index_s": 5.0, "hybrid_p95_ms": 50.0}
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def _queries(n: int) -> list[str]:
+    from ddrsearch.questions import load_questions
+
+    base = [q.question for q in load_questions("archive", check_evidence=False)]
+    suffixes = ["", " on the rig", " during drilling", " report", " in the hole"]
+    out = []
+    i = 0
+    while len(out) < n:
+        out.append(base[i % len(base)] + suffixes[(i // len(base)) % len(suffixes)])
+        i += 1
+    return out
+
+
+def _cold(cache_dir: str, queue) -> None:
+    """Cold and warm index of the archive, in one process."""
+    from ddrsearch.chunking import chunk_reports
+    from ddrsearch.data import archive_dir
+    from ddrsearch.embeddings import Embedder
+    from ddrsearch.report import load_archive
+    from ddrsearch.retrieval import BM25Retriever
+
+    out = {}
+    t0 = time.perf_counter()
+    reports = load_archive(archive_dir())
+    t1 = time.perf_counter()
+    chunks = chunk_reports(reports)
+    t2 = time.perf_counter()
+    emb = Embedder(cache_dir=cache_dir)
+    emb.model  # load the model first, so embedding time is embedding only
+    t3 = time.perf_counter()
+    emb.encode([c.indexed_text for c in chunks])
+    t4 = time.perf_counter()
+    BM25Retriever(expand=True).index(chunks)
+    t5 = time.perf_counter()
+    out["cold"] = {
+        "reports": len(reports), "chunks": len(chunks),
+        "extract_s": t1 - t0, "chunk_s": t2 - t1, "model_load_s": t3 - t2, "embed_s": t4 - t3,
+        "bm25_s": t5 - t4, "total_s": t5 - t0, "chunks_per_s": len(chunks) / (t4 - t3),
+    }
+    # warm: everything again, embeddings from the cache written above
+    w0 = time.perf_counter()
+    reports = load_archive(archive_dir())
+    chunks = chunk_reports(reports)
+    emb2 = Embedder(cache_dir=cache_dir)
+    emb2.encode([c.indexed_text for c in chunks])
+    BM25Retriever(expand=True).index(chunks)
+    w1 = time.perf_counter()
+    out["warm"] = {"total_s": w1 - w0, "cache_hits": emb2.hits, "cache_misses": emb2.misses}
+    out["peak_rss_mb"] = _peak_rss_mb()
+    queue.put(out)
+
+
+def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
+    """Index build and query latency of one retriever at one scale."""
+    from ddrsearch.chunking import chunk_reports
+    from ddrsearch.data import archive_dir
+    from ddrsearch.embeddings import Embedder
+    from ddrsearch.fusion import HybridRetriever
+    from ddrsearch.pipeline import DEFAULT_WEIGHT
+    from ddrsearch.report import load_archive
+    from ddrsearch.retrieval import BM25Retriever, DenseRetriever
+
+    reports = load_archive(archive_dir())
+    chunks = chunk_reports(reports)
+    if scale > 1:
+        copies = []
+        for i in range(scale):
+            prefix = f"COPY{i:03d}_"
+            for c in chunks:
+                copies.append(replace(c, passage_id=prefix + c.passage_id, report=prefix + c.report))
+        chunks = copies
+    emb = Embedder()
+    emb.model
+    rss_before = _peak_rss_mb()
+    t0 = time.perf_counter()
+    if method == "bm25":
+        r = BM25Retriever(expand=True).index(chunks)
+    elif method == "dense":
+        r = DenseRetriever(embedder=emb).index(chunks)
+    else:
+        r = HybridRetriever(weight=DEFAULT_WEIGHT, bm25_options={"expand": True}, dense=DenseRetriever(embedder=emb)).index(chunks)
+    build = time.perf_counter() - t0
+    queries = _queries(n_queries)
+    for q in queries[:5]:
+        r.search(q, 10)  # warm-up (first call pays for lazy set-up)
+    lat = []
+    for q in queries:
+        if hasattr(r, "dense"):
+            r.dense.__dict__.pop("_query_cache", None)
+        elif hasattr(r, "_query_cache"):
+            r.__dict__.pop("_query_cache", None)
+        t = time.perf_counter()
+        r.search(q, 10)
+        lat.append((time.perf_counter() - t) * 1000)
+    lat.sort()
+    queue.put({
+        "method": method, "scale": scale, "passages": len(chunks), "build_s": build,
+        "query_median_ms": statistics.median(lat), "query_p95_ms": lat[int(0.95 * (len(lat) - 1))],
+        "peak_rss_mb": _peak_rss_mb(), "rss_before_index_mb": rss_before,
+    })
+
+
+def _in_child(target, *args):
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=target, args=(*args, q))
+    p.start()
+    result = q.get()
+    p.join()
+    if p.exitcode:
+        raise RuntimeError(f"benchmark child {target.__name__}{args} failed with exit code {p.exitcode}")
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scales", default="1,10,100", help="archive multiples to measure (default 1,10,100)")
+    parser.add_argument("--methods", default="bm25,dense,hybrid", help="retrievers to measure")
+    parser.add_argument("--queries", type=int, default=200, help="queries per measurement (default 200)")
+    parser.add_argument("--out", default="bench-results/bench.json", help="JSON output file")
+    args = parser.parse_args(argv)
+    scales = [int(s) for s in args.scales.split(",")]
+    methods = [m.strip() for m in args.methods.split(",")]
+
+    result = {"machine": {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count()},
+              "targets": TARGETS}
+    with tempfile.TemporaryDirectory() as cache:
+        print("Cold and warm index of the archive ...", flush=True)
+        result["index"] = _in_child(_cold, cache)
+    c, w = result["index"]["cold"], result["index"]["warm"]
+    print(f"  cold: {c['total_s']:.1f} s for {c['reports']} reports, {c['chunks']} chunks "
+          f"(extract {c['extract_s']:.1f} s, chunk {c['chunk_s']:.1f} s, model load {c['model_load_s']:.1f} s, "
+          f"embed {c['embed_s']:.1f} s = {c['chunks_per_s']:.0f} chunks/s, BM25 {c['bm25_s']:.2f} s)   target <= {TARGETS['cold_index_s']:.0f} s")
+    print(f"  warm: {w['total_s']:.1f} s ({w['cache_hits']} cached vectors, {w['cache_misses']} embedded)   target <= {TARGETS['warm_index_s']:.0f} s")
+
+    rows = []
+    for scale in scales:
+        for m in methods:
+            print(f"{m} at {scale}x ...", flush=True)
+            rows.append(_in_child(_scaled, m, scale, args.queries))
+    result["retrievers"] = rows
+
+    print()
+    header = f"{'method':<8} {'scale':>5} {'passages':>9} {'build s':>8} {'median ms':>10} {'p95 ms':>8} {'peak MB':>8}"
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        print(f"{r['method']:<8} {r['scale']:>4}x {r['passages']:>9} {r['build_s']:>8.2f} {r['query_median_ms']:>10.2f} "
+              f"{r['query_p95_ms']:>8.2f} {r['peak_rss_mb']:>8.0f}")
+    base = {r["method"]: r for r in rows if r["scale"] == scales[0]}
+    for r in rows:
+        if r["scale"] != scales[0]:
+            r["latency_growth"] = r["query_median_ms"] / base[r["method"]]["query_median_ms"]
+    growth = [f"{r['method']} {r['scale']}x: {r['latency_growth']:.1f}x" for r in rows if "latency_growth" in r]
+    if growth:
+        print("\nMedian query latency relative to 1x: " + ", ".join(growth))
+    hyb = [r for r in rows if r["method"] == "hybrid" and r["scale"] == 1]
+    if hyb:
+        print(f"Hybrid p95 at 1x: {hyb[0]['query_p95_ms']:.1f} ms   target <= {TARGETS['hybrid_p95_ms']:.0f} ms")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    print(f"\nWrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
