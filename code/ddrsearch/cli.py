@@ -12,6 +12,8 @@ Sub-commands:
     Evaluate methods on a question set; print the table and write CSV.
 ``ddrsearch verify``
     Check the archive folder against the manifest without fetching.
+``ddrsearch manifest FOLDER --out FILE``
+    Write a manifest for a folder of your own reports.
 ``ddrsearch preview``
     Execute the book's chapter notebooks and write an HTML preview of each
     (for machines without Quarto).
@@ -51,6 +53,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if not report.ok:
         print("Fix with: ddrsearch fetch" + ("  (add --replace-changed to move changed files aside)" if report.changed else ""))
         return 1
+    return 0
+
+
+def _cmd_manifest(args: argparse.Namespace) -> int:
+    from .data import write_manifest
+
+    entries = write_manifest(args.folder, args.out)
+    print(f"Wrote {args.out}: {len(entries)} reports from {args.folder}. Use it with:\n"
+          f"  export DDRSEARCH_MANIFEST={Path(args.out).resolve()} DDRSEARCH_ARCHIVE_DIR={Path(args.folder).resolve()}")
     return 0
 
 
@@ -239,6 +250,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Check every report PDF's SHA-256 against datasets/manifest.csv; fetch nothing.")
     p.add_argument("--dest", metavar="DIR", default=None, help="archive folder (default: datasets/forge_archive)")
     p.set_defaults(func=_cmd_verify)
+
+    p = sub.add_parser("manifest", help="write a manifest for a folder of your own report PDFs",
+                       description="Read every PDF in FOLDER and write a manifest CSV (file name, SHA-256, bytes, "
+                                   "phase, report number, date). Point DDRSEARCH_MANIFEST at it and "
+                                   "DDRSEARCH_ARCHIVE_DIR at the folder to search and evaluate your own reports.")
+    p.add_argument("folder", help="folder of report PDFs")
+    p.add_argument("--out", default="my_manifest.csv", help="CSV file to write (default my_manifest.csv)")
+    p.set_defaults(func=_cmd_manifest)
 
     p = sub.add_parser("preview", help="execute the chapters and write HTML previews (no Quarto needed)",
                        description="Execute every chapter notebook listed in _quarto.yml and write the executed "

@@ -189,3 +189,48 @@ def corpus_paths(corpus: str = "sample", folder: str | os.PathLike | None = None
     if corpus == "archive":
         return archive_paths(folder)
     raise ValueError(f"Unknown corpus {corpus!r}: use 'sample' (the ten-report sample) or 'archive' (all 76 reports).")
+
+
+def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample: list[str] | None = None) -> list[ManifestEntry]:
+    """Write a manifest CSV for a folder of your own report PDFs.
+
+    With ``DDRSEARCH_MANIFEST`` pointing at the file and ``DDRSEARCH_ARCHIVE_DIR``
+    at the folder, the command line (``ddrsearch search --corpus archive``,
+    ``ddrsearch eval``) and question sets work on your reports as on the
+    FORGE ones. Each PDF is read (:func:`ddrsearch.report.read_report`) for
+    its phase, report number and date, and hashed.
+
+    Args:
+        folder: the folder of PDFs (every ``*.pdf`` in it).
+        path: the CSV to write.
+        sample: file names to mark ``in_sample`` (default none).
+
+    Returns:
+        The entries written, in date order.
+
+    Raises:
+        DataNotFoundError: no PDF in the folder.
+        ReportError: a PDF cannot be read (the message names it).
+    """
+    from .fetch import sha256_of
+    from .report import read_report
+
+    folder = Path(folder)
+    pdfs = sorted(folder.glob("*.pdf"))
+    if not pdfs:
+        raise DataNotFoundError(f"No PDF files in {folder}.")
+    sample = set(sample or [])
+    entries = []
+    for p in pdfs:
+        r = read_report(p)
+        entries.append(ManifestEntry(p.name, sha256_of(p), p.stat().st_size, r.phase, r.report_number, r.report_date,
+                                     p.name in sample))
+    entries.sort(key=lambda e: (e.report_date, e.file_name))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(MANIFEST_COLUMNS)
+        for e in entries:
+            w.writerow([e.file_name, e.sha256, e.bytes, e.phase, e.report_number, e.report_date.isoformat(),
+                        str(e.in_sample).lower()])
+    return entries
