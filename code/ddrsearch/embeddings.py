@@ -323,9 +323,25 @@ def _quiet_progress() -> Iterator[None]:
             hub_utils.enable_progress_bars()
 
 
+def _import_quietly(module: str):
+    """Import a module whose import pulls in ``tqdm.auto``.
+
+    In a Jupyter kernel without ipywidgets, ``tqdm.auto`` warns
+    (``TqdmWarning: IProgress not found``) on standard error at import time,
+    which lands in the book's executed output; the warning is about progress
+    bars, which ddrsearch never shows in notebooks.
+    """
+    import importlib
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*IProgress not found.*")
+        return importlib.import_module(module)
+
+
 @functools.lru_cache(maxsize=4)
 def _load(location: str, kind: str) -> "SentenceTransformer":
-    from sentence_transformers import SentenceTransformer
+    SentenceTransformer = _import_quietly("sentence_transformers").SentenceTransformer
 
     try:
         with _quiet_progress():

@@ -468,11 +468,14 @@ class BM25Retriever(Retriever):
     """Ranked BM25 with the Lucene IDF, via the bm25s library.
 
     score(q, d) = sum over query terms t of
-    IDF(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl)),
+    IDF(t) * tf(t, d) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl)),
     with IDF(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5)) (Lucene's form,
     never negative; Robertson and Zaragoza, "The Probabilistic Relevance
     Framework: BM25 and Beyond", 2009; Kamphuis et al., ECIR 2020, for the
-    variants). Unlike rank-bm25's BM25Okapi, a term found in every report
+    variants). This is bm25s's ``method="lucene"``, which, like Lucene
+    since version 8, leaves out the constant factor ``(k1 + 1)`` of the
+    classic formula: scores are the classic ones divided by ``k1 + 1``, and
+    rankings are the same. Unlike rank-bm25's BM25Okapi, a term found in every report
     still scores a little above zero (Chapter 3 shows why that matters on
     ten reports).
 
@@ -496,8 +499,9 @@ class BM25Retriever(Retriever):
         self.tokenize = make_tokenizer(expand=expand)
 
     def _fit(self, passages):
-        import bm25s
+        from .embeddings import _import_quietly
 
+        bm25s = _import_quietly("bm25s")
         tokens = [self.tokenize(p.indexed_text) for p in passages]
         self._vocab = set(t for ts in tokens for t in ts)
         self._tokens = tokens
