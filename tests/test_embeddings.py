@@ -365,3 +365,14 @@ def test_truncation_report(plain):
     assert empty == {"word_pieces": 0, "seen": 0, "cut_off": 0, "share_cut_off": 0.0}
     series = pd.Series([DDR_LINES[2]], index=["r38-l4"])
     assert list(truncation_report(series).index) == ["r38-l4"]
+
+
+def test_a_cache_that_cannot_be_written_is_a_warning_not_a_failure(tmp_path):
+    from ddrsearch.embeddings import CacheWarning, Embedder
+
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("I am a file")
+    emb = Embedder(cache_dir=not_a_folder)
+    with pytest.warns(CacheWarning, match="cannot be written"):
+        vecs = emb.encode(["Work pipe, circulate lube sweep, work tool back in position Pipe free"])
+    assert vecs.shape == (1, 384) and emb.misses == 1

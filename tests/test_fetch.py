@@ -70,9 +70,28 @@ def test_changed_local_file_is_kept_and_reported(tmp_path, mirror):
     assert (dest / "my_notes.pdf").exists()  # not deleted
     # asked to, it moves the changed file aside (never deletes it) and fetches a fresh copy
     again = fetch_archive(dest, mirror=mirror, progress=False, replace_changed=True)
-    assert again.moved_aside == [REPORT_38] and again.fetched == [REPORT_38]
+    assert again.moved_aside == {REPORT_38: REPORT_38 + ".changed"} and again.fetched == [REPORT_38]
     assert (dest / (REPORT_38 + ".changed")).read_bytes() == b"%PDF-1.6 my own edits"
     assert (dest / "my_notes.pdf").exists()
+    # a second edit moved aside never overwrites the first one
+    (dest / REPORT_38).write_bytes(b"%PDF-1.6 second edits")
+    third = fetch_archive(dest, mirror=mirror, progress=False, replace_changed=True)
+    assert third.moved_aside == {REPORT_38: REPORT_38 + ".changed-2"}
+    assert (dest / (REPORT_38 + ".changed")).read_bytes() == b"%PDF-1.6 my own edits"
+    assert (dest / (REPORT_38 + ".changed-2")).read_bytes() == b"%PDF-1.6 second edits"
+
+
+def test_destination_problems_are_named(tmp_path, mirror):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(FetchError, match="is a file, not a folder"):
+        fetch_archive(afile, mirror=mirror, progress=False)
+    dest = tmp_path / "dest"
+    (dest / REPORT_38).mkdir(parents=True)
+    with pytest.raises(FetchError) as exc:
+        fetch_archive(dest, mirror=mirror, progress=False)
+    assert list(exc.value.report.failed) == [REPORT_38] and "is a folder" in exc.value.report.failed[REPORT_38]
+    assert len(exc.value.report.fetched) == 75  # the others were still fetched
 
 
 def test_sample_is_a_view_of_the_archive(archive_folder):
@@ -117,3 +136,32 @@ def test_manifest_for_your_own_reports(tmp_path, archive_folder, monkeypatch, ca
     capsys.readouterr()
     assert main(["search", "became stuck", "--method", "keyword", "--corpus", "archive"]) == 0
     assert "2 report(s) from the archive (3 reports)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda row: row.replace(",false", ",yes", 1), "in_sample must be true or false"),
+    (lambda row: row.replace("FORGE-16A-78-32_Drilling_002", "../../FORGE-16A-78-32_Drilling_002", 1), "plain file name"),
+    (lambda row: row.replace(",Drilling,", ",Drillingg,", 1), "phase must be"),
+    (lambda row: row.replace(",2,2020-10-21,", ",2,2020-10-22,", 1), "the file name says Drilling 2 of 2020-10-21"),
+])
+def test_manifest_rows_are_validated(tmp_path, monkeypatch, change, message):
+    from ddrsearch.data import manifest_path
+    from ddrsearch.errors import ManifestError
+
+    lines = manifest_path().read_text().splitlines()
+    lines[1] = change(lines[1])
+    bad = tmp_path / "m.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("DDRSEARCH_MANIFEST", str(bad))
+    with pytest.raises(ManifestError, match="line 2") as exc:
+        load_manifest()
+    assert message in str(exc.value)
+
+
+def test_manifest_with_a_byte_order_mark_reads(tmp_path, monkeypatch):
+    from ddrsearch.data import manifest_path
+
+    bom = tmp_path / "m.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + manifest_path().read_bytes())
+    monkeypatch.setenv("DDRSEARCH_MANIFEST", str(bom))
+    assert len(load_manifest()) == 76

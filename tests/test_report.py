@@ -203,3 +203,43 @@ def test_load_archive_missing_folder_says_how_to_fetch(tmp_path):
         load_archive(tmp_path / "nowhere")
     with pytest.raises(DataNotFoundError, match="ddrsearch fetch"):
         load_archive(tmp_path)
+
+
+def test_two_reports_in_one_file_are_refused(tmp_path, archive_folder):
+    merged = pymupdf.open(archive_folder / REPORT_38)
+    merged.insert_pdf(pymupdf.open(archive_folder / REPORT_39))
+    bad = tmp_path / REPORT_38
+    merged.save(bad)
+    with pytest.raises(IdentityMismatchError, match="page 1 is RPT NUM 38 .* page 2 is RPT NUM 39"):
+        read_report(bad)
+
+
+def test_a_blank_first_page_does_not_hide_the_header(tmp_path, archive_folder):
+    doc = pymupdf.open()
+    doc.new_page(width=612, height=792)
+    doc.insert_pdf(pymupdf.open(archive_folder / REPORT_39))
+    bad = tmp_path / REPORT_38  # report 39's page under report 38's name
+    doc.save(bad)
+    with pytest.raises(IdentityMismatchError, match="RPT NUM 39"):
+        read_report(bad)
+
+
+def test_impossible_date_in_file_name(tmp_path, r38_path):
+    bad = tmp_path / "FORGE-16A-78-32_Drilling_038_2020-13-45.pdf"
+    shutil.copyfile(r38_path, bad)
+    with pytest.raises(IdentityMismatchError, match="2020-13-45.*not a real date"):
+        read_report(bad)
+    with pytest.raises(ReportError, match="1 of 1"):
+        load_archive(tmp_path, on_error="collect")
+
+
+def test_phase_in_file_name_must_match_the_layout(tmp_path, r38_path):
+    bad = tmp_path / "FORGE-16A-78-32_Completion_038_2020-11-26.pdf"
+    shutil.copyfile(r38_path, bad)
+    with pytest.raises(IdentityMismatchError, match="Completion report, but the PDF has a drilling report"):
+        read_report(bad)
+
+
+def test_upper_case_extension_is_read(tmp_path, r38_path):
+    shutil.copyfile(r38_path, tmp_path / "R38.PDF")
+    assert [r.report_number for r in load_archive(tmp_path)] == [38]

@@ -158,3 +158,8 @@ def test_cli_search_help_explains_every_option(capsys):
     text = capsys.readouterr().out
     for option in ("--method", "-k", "--corpus", "--expand", "--archive", "--width"):
         assert option in text
+
+
+def test_a_query_with_undecodable_bytes_is_a_clear_error(bm25):
+    with pytest.raises(QueryError, match="not valid text"):
+        bm25.search("stuck \udcff pipe", k=3)  # what Python makes of byte 0xFF on a UTF-8 command line

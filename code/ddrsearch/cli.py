@@ -59,6 +59,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _cmd_manifest(args: argparse.Namespace) -> int:
     from .data import write_manifest
 
+    if Path(args.out).is_dir():
+        print(f"ddrsearch manifest: --out {args.out} is a folder; give a CSV file name", file=sys.stderr)
+        return 1
     entries = write_manifest(args.folder, args.out)
     print(f"Wrote {args.out}: {len(entries)} reports from {args.folder}. Use it with:\n"
           f"  export DDRSEARCH_MANIFEST={Path(args.out).resolve()} DDRSEARCH_ARCHIVE_DIR={Path(args.folder).resolve()}")
@@ -147,7 +150,17 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions)
     if args.split != "all":
         questions = questions.split(args.split)
-    reports = read_reports(corpus_paths(args.corpus or questions.corpus, args.archive))
+        if not len(questions):
+            print(f"ddrsearch eval: {args.questions} has no {args.split} questions", file=sys.stderr)
+            return 1
+    corpus = args.corpus or questions.corpus
+    reports = read_reports(corpus_paths(corpus, args.archive))
+    names = {r.file_name for r in reports}
+    outside = sorted({j for q in questions for j in q.relevant_reports if j not in names})
+    if outside:
+        print(f"warning: {len(outside)} judged report(s) are not in the {corpus} corpus "
+              f"({', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''}); no method can retrieve them, "
+              "so recall stays below 1. Use the question set's own corpus.", file=sys.stderr)
     results = {}
     for m in methods:
         results[m] = evaluate_retriever(build_retriever(m, reports), questions, k=args.k)
@@ -157,8 +170,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(table.round(3).to_string())
         print()
         print(breakdown(results, "category", f"recall@{args.k}").round(3).to_string())
+    skipped = {m: list(df.index[df.note != ""]) for m, df in results.items() if (df.note != "").any()}
+    for m, ids in skipped.items():
+        print(f"note: {m} had no searchable words in question(s) {', '.join(ids)}; they score zero.")
     if args.out:
         out = Path(args.out)
+        if out.is_dir():
+            print(f"ddrsearch eval: --out {out} is a folder; give a CSV file name", file=sys.stderr)
+            return 1
         out.parent.mkdir(parents=True, exist_ok=True)
         per_question = pd.concat({m: df for m, df in results.items()}, names=["method", "id"])
         per_question.to_csv(out)
@@ -275,9 +294,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "k", 1) < 1:
         parser.error(f"-k must be at least 1, got {args.k}")
+    if getattr(args, "width", 20) < 20:
+        parser.error(f"--width must be at least 20, got {args.width}")
     try:
         return args.func(args)
-    except (DDRSearchError, FileNotFoundError, RuntimeError, ValueError) as exc:
+    except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
         print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
         return 1
 

@@ -113,13 +113,22 @@ def load_manifest(path: str | os.PathLike | None = None) -> list[ManifestEntry]:
         raise ManifestError(f"Manifest not found: {path}. It ships with the project in datasets/manifest.csv.")
     entries: list[ManifestEntry] = []
     seen: set[str] = set()
-    with open(path, newline="", encoding="utf-8") as f:
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Excel's "CSV UTF-8") is fine
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"{path} is not UTF-8 text ({exc}). Save it as UTF-8 CSV.") from exc
+    import io
+
+    with io.StringIO(text, newline="") as f:
         reader = csv.DictReader(f)
         missing = [c for c in MANIFEST_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise ManifestError(f"{path}: missing column(s) {missing}; expected {list(MANIFEST_COLUMNS)}.")
         for lineno, row in enumerate(reader, start=2):
             try:
+                flag = (row["in_sample"] or "").strip().lower()
+                if flag not in ("true", "false"):
+                    raise ValueError(f"in_sample must be true or false, not {row['in_sample']!r}")
                 entry = ManifestEntry(
                     file_name=row["file_name"],
                     sha256=row["sha256"].lower(),
@@ -127,9 +136,21 @@ def load_manifest(path: str | os.PathLike | None = None) -> list[ManifestEntry]:
                     phase=row["phase"],
                     report_number=int(row["report_number"]),
                     report_date=dt.date.fromisoformat(row["report_date"]),
-                    in_sample=row["in_sample"].strip().lower() == "true",
+                    in_sample=flag == "true",
                 )
-            except (TypeError, ValueError) as exc:
+                if entry.phase not in ("Drilling", "Completion"):
+                    raise ValueError(f"phase must be Drilling or Completion, not {entry.phase!r}")
+                if entry.bytes <= 0:
+                    raise ValueError(f"bytes must be positive, not {entry.bytes}")
+                if not entry.file_name or entry.file_name != Path(entry.file_name).name or entry.file_name in (".", ".."):
+                    raise ValueError(f"file_name must be a plain file name without folders, not {entry.file_name!r}")
+                m = FILE_NAME_RE.match(entry.file_name)
+                if m and (m["phase"], int(m["number"]), m["date"]) != (entry.phase, entry.report_number, row["report_date"]):
+                    raise ValueError(
+                        f"the file name says {m['phase']} {int(m['number'])} of {m['date']}, the row says "
+                        f"{entry.phase} {entry.report_number} of {row['report_date']}"
+                    )
+            except (TypeError, ValueError, AttributeError) as exc:
                 raise ManifestError(f"{path}, line {lineno}: malformed row {row!r} ({exc}).") from exc
             if not re.fullmatch(r"[0-9a-f]{64}", entry.sha256):
                 raise ManifestError(f"{path}, line {lineno}: {entry.sha256!r} is not a SHA-256 hex digest.")
@@ -216,7 +237,9 @@ def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample
     from .report import read_report
 
     folder = Path(folder)
-    pdfs = sorted(folder.glob("*.pdf"))
+    if not folder.is_dir():
+        raise DataNotFoundError(f"{folder} is not a folder of report PDFs.")
+    pdfs = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
     if not pdfs:
         raise DataNotFoundError(f"No PDF files in {folder}.")
     sample = set(sample or [])

@@ -477,6 +477,7 @@ class Embedder:
         self.batch_size = int(batch_size)
         self.hits = 0
         self.misses = 0
+        self._cache_broken = False
         self._model: SentenceTransformer | None = None
         # The official weights are known to give 384-d vectors; for any other
         # explicit model the dimension is read from the loaded model.
@@ -619,8 +620,18 @@ class Embedder:
                 self.misses += 1
                 self.hits += len(positions) - 1
                 path = self.cache_path(text)
-                if path is not None:
-                    self._write(path, vec)
+                if path is not None and not self._cache_broken:
+                    try:
+                        self._write(path, vec)
+                    except OSError as exc:
+                        # the vectors are computed; a cache that cannot be written costs speed, not results
+                        self._cache_broken = True
+                        warnings.warn(
+                            f"The embedding cache {self.cache_dir} cannot be written ({exc}); going on without "
+                            f"caching. Set {CACHE_DIR_ENV} to a writable folder to cache embeddings.",
+                            CacheWarning,
+                            stacklevel=2,
+                        )
         return out
 
     def encode_uncached(self, texts: Sequence[str]) -> np.ndarray:

@@ -16,6 +16,7 @@ average precision see the whole list. The run can be written in TREC format
 
 from __future__ import annotations
 
+import warnings
 from typing import Mapping, Sequence
 
 import pandas as pd
@@ -27,7 +28,8 @@ from .retrieval import QueryError, Retriever
 __all__ = ["run", "evaluate_run", "evaluate_retriever", "compare", "breakdown", "follow", "format_ranks", "sweep_weight"]
 
 
-def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth: int | None = None) -> dict[str, list[str]]:
+def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth: int | None = None,
+        notes: dict[str, str] | None = None) -> dict[str, list[str]]:
     """Search every question and return the ranked report lists.
 
     Args:
@@ -35,6 +37,10 @@ def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth
         questions: a question set (or a list of questions).
         depth: how many reports to ask for per question; default all the
             retriever has indexed.
+        notes: if given, filled with question id -> why the method
+            retrieved nothing for it (a query with no searchable words for a
+            word-based method, e.g. only stop words); such a question gets an
+            empty list and scores zero, and is also reported by a warning.
 
     Returns:
         ``{question id: [report file name, ...]}``, best first (package tie
@@ -44,11 +50,21 @@ def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth
     reports = {p.report for p in retriever.passages}
     depth = depth or len(reports)
     out: dict[str, list[str]] = {}
+    skipped: dict[str, str] = {}
     for q in questions:
         try:
             out[q.id] = [h.report for h in retriever.search(q.question, k=depth)]
-        except QueryError:  # no searchable words for this method (only stop words): it retrieves nothing
+        except QueryError as exc:  # no searchable words for this method (only stop words): it retrieves nothing
             out[q.id] = []
+            skipped[q.id] = str(exc)
+    if skipped:
+        warnings.warn(
+            f"{type(retriever).__name__} retrieved nothing for {len(skipped)} question(s) with no searchable words: "
+            f"{', '.join(skipped)}; they score zero.",
+            stacklevel=2,
+        )
+        if notes is not None:
+            notes.update(skipped)
     return out
 
 
@@ -62,15 +78,19 @@ def format_ranks(ranking: Sequence[str], question: Question) -> str:
     return " ".join(parts)
 
 
-def evaluate_run(ranked: Mapping[str, Sequence[str]], questions: QuestionSet, k: int = 5, gain: str = "linear") -> pd.DataFrame:
+def evaluate_run(ranked: Mapping[str, Sequence[str]], questions: QuestionSet, k: int = 5, gain: str = "linear",
+                 notes: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Score ranked lists against a question set's judgements.
 
     Returns:
         One row per question (index: question id) with columns ``question,
         category, difficulty, style, split, ranks`` (see :func:`format_ranks`),
         ``first_rank`` (rank of the first relevant report, ``NaN`` if none
-        was retrieved) and the metrics ``P@k, recall@k, hit@k, RR, AP, NDCG@k``.
+        was retrieved), ``note`` (why a method retrieved nothing, from
+        :func:`run`; empty otherwise) and the metrics ``P@k, recall@k, hit@k,
+        RR, AP, NDCG@k``.
     """
+    notes = notes or {}
     qrels = questions.qrels()
     metrics = evaluate({qid: list(ranked.get(qid, [])) for qid in qrels}, qrels, k, gain=gain)
     rows = []
@@ -82,6 +102,7 @@ def evaluate_run(ranked: Mapping[str, Sequence[str]], questions: QuestionSet, k:
             "id": q.id, "question": q.question, "category": q.category, "difficulty": q.difficulty,
             "style": q.style, "split": q.split, "ranks": format_ranks(ranking, q),
             "first_rank": float(first) if first is not None else float("nan"),
+            "note": notes.get(q.id, ""),
         })
     frame = pd.DataFrame(rows).set_index("id")
     return frame.join(metrics)
@@ -90,7 +111,11 @@ def evaluate_run(ranked: Mapping[str, Sequence[str]], questions: QuestionSet, k:
 def evaluate_retriever(retriever: Retriever, questions: QuestionSet, k: int = 5, depth: int | None = None,
                        gain: str = "linear") -> pd.DataFrame:
     """:func:`run` then :func:`evaluate_run`; the per-question table of one retriever."""
-    return evaluate_run(run(retriever, questions, depth), questions, k, gain)
+    notes: dict[str, str] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the skipped questions are in the table's note column
+        ranked = run(retriever, questions, depth, notes)
+    return evaluate_run(ranked, questions, k, gain, notes)
 
 
 def compare(results: Mapping[str, pd.DataFrame], k: int = 5) -> pd.DataFrame:

@@ -44,6 +44,21 @@ BASE_URL = (
 _CHUNK = 1 << 20
 
 
+def list_pdfs(folder: Path) -> list[Path]:
+    """The PDF files in ``folder`` (``.pdf`` in any case: ``.PDF`` too), sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and not p.is_dir())
+
+
+def _aside_name(target: Path) -> Path:
+    """``<name>.changed``, or ``<name>.changed-2``, ``-3``, ... so an earlier copy is never overwritten."""
+    candidate = target.with_name(target.name + ".changed")
+    n = 2
+    while candidate.exists():
+        candidate = target.with_name(f"{target.name}.changed-{n}")
+        n += 1
+    return candidate
+
+
 def sha256_of(path: str | os.PathLike) -> str:
     """Return the lowercase hex SHA-256 of a file's bytes (read in 1 MiB chunks)."""
     h = hashlib.sha256()
@@ -62,8 +77,9 @@ class FetchReport:
         present: files that were already there with the right SHA-256.
         failed: file name -> reason, for files still missing or unverified.
         changed: local files whose SHA-256 differs from the manifest (kept).
-        moved_aside: changed files renamed to ``<name>.changed`` (with
-            ``replace_changed=True``).
+        moved_aside: changed file name -> the name it was moved to
+            (``<name>.changed``, or ``<name>.changed-2`` if that exists), with
+            ``replace_changed=True``.
         unexpected: PDFs in the folder that the manifest does not list (kept).
     """
 
@@ -72,7 +88,7 @@ class FetchReport:
     present: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
-    moved_aside: list[str] = field(default_factory=list)
+    moved_aside: dict[str, str] = field(default_factory=dict)
     unexpected: list[str] = field(default_factory=list)
 
     @property
@@ -93,8 +109,9 @@ class FetchReport:
                 f"  CHANGED    {name}: its SHA-256 differs from datasets/manifest.csv; kept as it is. "
                 "Move it away (or run with --replace-changed) and fetch again."
             )
-        for name in self.moved_aside:
-            lines.append(f"  MOVED      {name} -> {name}.changed (a fresh copy was fetched)")
+        for name, aside in self.moved_aside.items():
+            fresh = "a fresh copy was fetched" if name in self.fetched else "NO fresh copy: see FAILED above"
+            lines.append(f"  MOVED      {name} -> {aside} ({fresh})")
         for name in self.unexpected:
             lines.append(f"  UNEXPECTED {name}: not in the manifest; left alone and not used.")
         return "\n".join(lines)
@@ -152,15 +169,24 @@ def fetch_archive(
         ManifestError: the manifest cannot be read.
     """
     folder = Path(folder) if folder is not None else archive_dir()
-    if mirror is None and os.environ.get("DDRSEARCH_MIRROR"):
-        mirror = os.environ["DDRSEARCH_MIRROR"]
+    if mirror is None and os.environ.get("DDRSEARCH_MIRROR", "").strip():
+        mirror = os.environ["DDRSEARCH_MIRROR"].strip()
     mirror = Path(mirror).expanduser() if mirror is not None else None
     if mirror is not None and not mirror.is_dir():
         raise FetchError(f"Mirror folder {mirror} does not exist or is not a folder. Check --mirror / DDRSEARCH_MIRROR.")
     base_url = base_url or os.environ.get("DDRSEARCH_BASE_URL") or BASE_URL
-    folder.mkdir(parents=True, exist_ok=True)
+    if not base_url.endswith("/"):
+        base_url += "/"
+    if folder.exists() and not folder.is_dir():
+        raise FetchError(f"The destination {folder} is a file, not a folder. Choose another --dest (or DDRSEARCH_ARCHIVE_DIR).")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FetchError(f"Cannot create the destination folder {folder} ({exc}). Choose another --dest.") from exc
 
     entries = load_manifest()
+    if isinstance(only, str):
+        raise TypeError("only= takes a list of file names, not one string")
     if only is not None:
         known = {e.file_name for e in entries}
         unknown = sorted(set(only) - known)
@@ -170,11 +196,15 @@ def fetch_archive(
 
     report = FetchReport(folder=folder)
     listed = {e.file_name for e in load_manifest()}
-    report.unexpected = sorted(p.name for p in folder.glob("*.pdf") if p.name not in listed)
+    report.unexpected = [p.name for p in list_pdfs(folder) if p.name not in listed]
 
     bar = tqdm(entries, desc="Fetching reports", unit="file", disable=not progress, file=sys.stderr)
     for entry in bar:
         target = folder / entry.file_name
+        tmp = target.with_name(target.name + ".partial")
+        if target.is_dir() or tmp.is_dir():
+            report.failed[entry.file_name] = f"{target if target.is_dir() else tmp} is a folder; move it away and fetch again"
+            continue
         if target.exists():
             if sha256_of(target) == entry.sha256:
                 report.present.append(entry.file_name)
@@ -182,9 +212,9 @@ def fetch_archive(
             if not replace_changed:
                 report.changed.append(entry.file_name)
                 continue
-            os.replace(target, target.with_name(target.name + ".changed"))
-            report.moved_aside.append(entry.file_name)
-        tmp = target.with_name(target.name + ".partial")
+            aside = _aside_name(target)
+            os.replace(target, aside)
+            report.moved_aside[entry.file_name] = aside.name
         try:
             if mirror is not None:
                 _copy_from_mirror(entry, mirror, tmp)
@@ -223,7 +253,7 @@ def verify_archive(folder: str | os.PathLike | None = None) -> FetchReport:
     entries = load_manifest()
     listed = {e.file_name for e in entries}
     if folder.is_dir():
-        report.unexpected = sorted(p.name for p in folder.glob("*.pdf") if p.name not in listed)
+        report.unexpected = [p.name for p in list_pdfs(folder) if p.name not in listed]
     for entry in entries:
         target = folder / entry.file_name
         if not target.is_file():

@@ -142,6 +142,10 @@ class HybridRetriever(Retriever):
             raise ValueError(f"fusion must be 'convex' or 'rrf', not {fusion!r}")
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"weight must be between 0 (pure BM25) and 1 (pure dense), got {weight}")
+        if candidates is not None and (isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1):
+            raise ValueError(f"candidates must be a whole number of at least 1 (or None for all), got {candidates!r}")
+        if rrf_k < 0:
+            raise ValueError(f"the RRF constant rrf_k must be >= 0, got {rrf_k}")
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
         self.bm25 = bm25 or BM25Retriever(**(bm25_options or {}))
         self.dense = dense or DenseRetriever(**(dense_options or {}))

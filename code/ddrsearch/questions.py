@@ -442,7 +442,11 @@ def load_questions(
     if not path.is_file():
         raise FileNotFoundError(f"No question-set file at {path}.")
 
-    loader = _Loader(path.read_text(encoding="utf-8"))
+    try:
+        source = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise QuestionSetError(path, [f"the file is not UTF-8 text ({exc}); save it as UTF-8"]) from exc
+    loader = _Loader(source)
     try:
         data = loader.get_single_data()
     except yaml.YAMLError as exc:

@@ -490,11 +490,39 @@ def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int
 
 # --- the reader ------------------------------------------------------------------------
 
-def _identity_from_name(name: str):
+def _identity_from_name(name: str, path=None):
     m = FILE_NAME_RE.match(name)
     if not m:
         return None
-    return m["well"], m["phase"], int(m["number"]), dt.date.fromisoformat(m["date"])
+    try:
+        date = dt.date.fromisoformat(m["date"])
+    except ValueError as exc:
+        raise IdentityMismatchError(
+            f"{name}: the date in the file name, {m['date']}, is not a real date ({exc}). "
+            "Rename the file with the report's RPT DATE as YYYY-MM-DD.",
+            path,
+        ) from exc
+    return m["well"], m["phase"], int(m["number"]), date
+
+
+def _header_identity(header: dict[str, str]) -> tuple[int | None, dt.date | None, list[str]]:
+    """RPT NUM and RPT DATE from a header, strictly parsed, and notes on values that are not."""
+    notes = []
+    num = None
+    raw_num = header.get("RPT NUM", "").strip()
+    if raw_num:
+        if re.fullmatch(r"\d+", raw_num):
+            num = int(raw_num)
+        else:
+            notes.append(f"header RPT NUM {raw_num!r} is not a whole number; not used to check the identity")
+    date = None
+    raw_date = header.get("RPT DATE", "").strip()
+    if raw_date:
+        try:
+            date = parse_report_date(raw_date)
+        except ValueError:
+            notes.append(f"header RPT DATE {raw_date!r} is not a month/day/year date; not used to check the identity")
+    return num, date, notes
 
 
 def read_report(path: str | os.PathLike) -> Report:
@@ -526,6 +554,7 @@ def read_report(path: str | os.PathLike) -> Report:
         total = None
         layout = None
         notes: list[str] = []
+        page_headers: list[tuple[int, dict[str, str]]] = []
         for pno, page in enumerate(doc, start=1):
             words = page.get_text("words")
             parsed = parse_time_breakdown(page, words, pno, path.name)
@@ -534,8 +563,11 @@ def read_report(path: str | os.PathLike) -> Report:
                 if _join(line) in SECTION_TITLES and line[0][1] > 60:
                     stop = min(stop, line[0][1] - 0.5)
                     break
+            page_header = parse_header(words, stop)
+            if page_header.get("RPT NUM") or page_header.get("RPT DATE"):
+                page_headers.append((pno, page_header))
             if pno == 1:
-                header = parse_header(words, stop)
+                header = page_header
             if parsed is not None:
                 layout = "drilling"
                 page_rows, page_total, page_notes = parsed
@@ -547,14 +579,23 @@ def read_report(path: str | os.PathLike) -> Report:
     finally:
         doc.close()
 
-    from_name = _identity_from_name(path.name)
-    hdr_num = _number(header.get("RPT NUM", ""))
-    hdr_date = None
-    if header.get("RPT DATE"):
-        try:
-            hdr_date = parse_report_date(header["RPT DATE"])
-        except ValueError:
-            hdr_date = None
+    # One file, one report: a later page with its own header must be the same report.
+    if page_headers and page_headers[0][0] != 1:
+        header = page_headers[0][1]
+        notes.append(f"page 1 has no report header; the header of page {page_headers[0][0]} is used")
+    idents = [(pno, _header_identity(h)[:2]) for pno, h in page_headers]
+    for pno, ident in idents[1:]:
+        if ident != idents[0][1]:
+            raise IdentityMismatchError(
+                f"{path.name}: page {idents[0][0]} is RPT NUM {ident_text(idents[0][1])} but page {pno} is RPT NUM "
+                f"{ident_text(ident)}: the file holds more than one report. Split it into one PDF per report.",
+                path,
+            )
+    from_name = _identity_from_name(path.name, path)
+    hdr_num, hdr_date, id_notes = _header_identity(header)
+    notes.extend(id_notes)
+    if from_name is not None and not page_headers:
+        notes.append("the report has no RPT NUM or RPT DATE header; its identity comes from the file name alone")
     if from_name is None and (hdr_num is None or hdr_date is None):
         raise ReportLayoutError(
             f"{path}: not a daily report this reader knows: the file name is not like "
@@ -564,6 +605,14 @@ def read_report(path: str | os.PathLike) -> Report:
         )
     if from_name is not None:
         well, phase, number, date = from_name
+        layout_phase = "Drilling" if layout == "drilling" else "Completion"
+        if layout_phase != phase:
+            raise IdentityMismatchError(
+                f"{path.name}: the file name says a {phase} report, but the PDF has "
+                + ("a drilling report's TIME BREAKDOWN" if layout == "drilling" else "no TIME BREAKDOWN table")
+                + ". Rename the file to match its content.",
+                path,
+            )
         if hdr_num is not None and int(hdr_num) != number:
             raise IdentityMismatchError(
                 f"{path.name}: the file name says report number {number} but the header says RPT NUM {int(hdr_num)}. "
@@ -586,10 +635,18 @@ def read_report(path: str | os.PathLike) -> Report:
             "OPERATIONS). Is it in the WellEz daily drilling report layout?",
             path,
         )
+    hours = sum(r.hours or 0.0 for r in rows)
+    if hours > 24.0 + 1e-9:
+        notes.append(f"the operation rows add up to {hours:g} hours, more than one day")
     return Report(
         path=path, file_name=path.name, well=well, phase=phase, report_number=number, report_date=date,
         header=header, pages=pages, operations=rows, total_hours_printed=total, notes=notes,
     )
+
+
+def ident_text(ident) -> str:
+    num, date = ident
+    return f"{num if num is not None else '?'} of {date.isoformat() if date else '?'}"
 
 
 def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error: str = "raise") -> list[Report]:
@@ -597,7 +654,8 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
 
     Args:
         folder: the folder of PDFs (for the book, ``datasets/forge_archive``).
-        pattern: glob pattern of the files to read.
+        pattern: glob pattern of the files to read; the default ``"*.pdf"``
+            matches the extension in any case (``.PDF`` too).
         on_error: ``"raise"`` (default) stops at the first unreadable file
             with its error; ``"collect"`` reads the rest and then raises one
             :class:`ReportError` listing every failed file by name. Nothing is
@@ -614,11 +672,18 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
         ReportError: a file cannot be read (see :func:`read_report`).
     """
     folder = Path(folder)
+    if folder.is_file():
+        raise DataNotFoundError(f"{folder} is a file; load_archive() takes a folder of PDFs (read one file with read_report()).")
     if not folder.is_dir():
         raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
-    paths = sorted(folder.glob(pattern))
+    if pattern == "*.pdf":  # any case: report.PDF too
+        paths = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf")
+    else:
+        paths = sorted(folder.glob(pattern))
     if not paths:
-        raise DataNotFoundError(f"No {pattern} files in {folder}. Fetch the reports with: {FETCH_COMMAND}")
+        raise DataNotFoundError(
+            f"No PDF files ({pattern}) in {folder}. For the book's reports, fetch them with: {FETCH_COMMAND}"
+        )
     if on_error not in ("raise", "collect"):
         raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
     reports: list[Report] = []

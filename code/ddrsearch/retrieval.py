@@ -164,6 +164,14 @@ def _check_query(query: str) -> str:
         raise TypeError(f"the query must be a string, not {type(query).__name__}")
     if not query.strip():
         raise QueryError("The query is empty: type some words to search for.")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = query[exc.start:exc.end]
+        raise QueryError(
+            f"The query holds bytes that are not valid text ({bad.encode('utf-8', 'surrogateescape')!r}); "
+            "check your terminal's character encoding (UTF-8) and type the query again."
+        ) from None
     return query
 
 

@@ -31,6 +31,8 @@ is given tied scores, trec_eval may order the tied docs differently.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import math
 import numbers
 import os
@@ -127,6 +129,19 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: PathLike) -> None:
         f.writelines(lines)
 
 
+def _lines(path):
+    """(line number, line) of a UTF-8 text file; a byte-order mark is dropped.
+
+    Raises:
+        TrecFormatError: the file is not UTF-8 (the message names it).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TrecFormatError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8", "") from exc
+    return list(enumerate(text.splitlines(), start=1))
+
+
 def read_qrels(path: PathLike) -> dict[str, dict[str, int]]:
     """Read a TREC qrels file written by :func:`write_qrels` (or by TREC).
 
@@ -148,8 +163,8 @@ def read_qrels(path: PathLike) -> dict[str, dict[str, int]]:
     """
     qrels: dict[str, dict[str, int]] = {}
     first_seen: dict[tuple[str, str], int] = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
+    for lineno, line in _lines(path):
+        if True:
             fields = line.split()
             if not fields:
                 continue
@@ -288,8 +303,8 @@ def read_run(path: PathLike) -> dict[str, dict[str, float]]:
     """
     run: dict[str, dict[str, float]] = {}
     first_seen: dict[tuple[str, str], int] = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
+    for lineno, line in _lines(path):
+        if True:
             fields = line.split()
             if not fields:
                 continue

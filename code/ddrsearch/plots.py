@@ -1,0 +1,174 @@
+"""Figures of retrieval results: methods side by side, and where each method fails.
+
+Both functions take the tables of :mod:`ddrsearch.evaluation` and return a
+:class:`matplotlib.figure.Figure`. They never call ``plt.show()``: in a
+notebook, display the figure (``display(fig)``, or make it the last line of
+the cell); in a script, ``fig.savefig("chart.png")``.
+
+The figures are built with :class:`matplotlib.figure.Figure` directly, not
+through ``pyplot``, so calling them in a loop opens no windows and leaks no
+figures. Colours are fixed: the i-th method of a table always gets the i-th
+colour of :data:`METHOD_COLOURS`, so a figure looks the same every time it is
+drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+__all__ = ["METHOD_COLOURS", "metrics_bar_chart", "category_heatmap"]
+
+#: Colours given to methods in table order: matplotlib's "tab10" palette, written out so it never changes.
+METHOD_COLOURS = (
+    "#1f77b4",  # blue
+    "#ff7f0e",  # orange
+    "#2ca02c",  # green
+    "#d62728",  # red
+    "#9467bd",  # purple
+    "#8c564b",  # brown
+    "#e377c2",  # pink
+    "#7f7f7f",  # grey
+    "#bcbd22",  # olive
+    "#17becf",  # cyan
+)
+
+DEFAULT_METRICS = ("hit@5", "recall@5", "MRR", "NDCG@5")
+
+
+def metrics_bar_chart(
+    compare_table: pd.DataFrame,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    *,
+    title: str | None = None,
+    ax: Axes | None = None,
+    figsize: tuple[float, float] = (9.0, 4.5),
+) -> Figure:
+    """Grouped bar chart: one group per metric, one bar per method.
+
+    Args:
+        compare_table: ``pandas.DataFrame`` with one row per method (the index
+            holds the method names) and one column per metric, such as the
+            table returned by :func:`ddrsearch.evaluation.compare`. Values
+            are between 0 and 1.
+        metrics: ``Sequence[str]``, the columns to draw, left to right
+            (default ``("hit@5", "recall@5", "MRR", "NDCG@5")``).
+        title: ``str`` or ``None``, the axes title.
+        ax: ``matplotlib.axes.Axes`` or ``None``; draw into these axes (for
+            example one panel of a larger figure) instead of a new figure.
+        figsize: ``(width, height)`` in inches of a new figure.
+
+    Returns:
+        ``matplotlib.figure.Figure``: the figure holding the chart. It has
+        ``len(compare_table) * len(metrics)`` bars; the i-th method is drawn
+        in colour ``METHOD_COLOURS[i % 10]`` and named in the legend.
+
+    Raises:
+        KeyError: a metric is not a column of ``compare_table`` (the message
+            lists the columns).
+        ValueError: ``compare_table`` has no rows or ``metrics`` is empty.
+    """
+    metrics = list(metrics)
+    missing = [m for m in metrics if m not in compare_table.columns]
+    if missing:
+        raise KeyError(f"metric(s) {missing} are not columns of the table; its columns are {list(compare_table.columns)}")
+    if len(compare_table) == 0 or not metrics:
+        raise ValueError("nothing to draw: the table has no methods or no metrics were asked for")
+
+    if ax is None:
+        fig = Figure(figsize=figsize, layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
+    methods = [str(m) for m in compare_table.index]
+    n = len(methods)
+    width = 0.8 / n
+    x = np.arange(len(metrics))
+    for i, method in enumerate(methods):
+        values = compare_table.iloc[i][metrics].astype(float).to_numpy()
+        ax.bar(x - 0.4 + width * (i + 0.5), values, width=width * 0.95, label=method,
+               color=METHOD_COLOURS[i % len(METHOD_COLOURS)])
+    ax.set_xticks(x, metrics)
+    ax.set_xlim(-0.5, len(metrics) - 0.5)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("mean over the questions")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    if title:
+        ax.set_title(title)
+    ax.legend(title="method", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, title_fontsize=9)
+    return fig
+
+
+def category_heatmap(
+    breakdown_table: pd.DataFrame,
+    metric_name: str = "recall@5",
+    *,
+    title: str | None = None,
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
+    """Heat map of one metric: one row per group (category), one column per method.
+
+    Each cell is coloured by its value (0 white-yellow to 1 dark blue, fixed
+    scale so that two heat maps can be compared) and shows the value with
+    two decimals. The row labels give the number of questions in the group,
+    e.g. ``"casing_cementing (9)"``.
+
+    Args:
+        breakdown_table: ``pandas.DataFrame`` as returned by
+            :func:`ddrsearch.evaluation.breakdown`: the groups in the index,
+            a ``questions`` column with the number of questions in each group,
+            then one column per method holding the mean metric (0 to 1).
+            Without a ``questions`` column the row labels are the group names.
+        metric_name: ``str``, the metric the table holds, for the colour-bar
+            label (default ``"recall@5"``).
+        title: ``str`` or ``None``, the axes title.
+        figsize: ``(width, height)`` in inches; default grows with the table.
+
+    Returns:
+        ``matplotlib.figure.Figure`` with one image of
+        ``groups x methods`` cells, one text per cell, and a colour bar.
+        An empty cell (``NaN``: no question of that group) is left blank.
+
+    Raises:
+        ValueError: the table has no method column or no rows.
+    """
+    table = breakdown_table
+    counts = table["questions"] if "questions" in table.columns else None
+    values = table.drop(columns=["questions"]) if counts is not None else table
+    if values.shape[0] == 0 or values.shape[1] == 0:
+        raise ValueError("nothing to draw: the breakdown table needs at least one group and one method column")
+    data = values.astype(float).to_numpy()
+    groups = [str(g) for g in values.index]
+    row_labels = [f"{g} ({int(c)})" for g, c in zip(groups, counts)] if counts is not None else groups
+    methods = [str(m) for m in values.columns]
+
+    if figsize is None:
+        figsize = (1.6 + 1.15 * len(methods) + 1.2, 0.9 + 0.45 * len(groups) + 1.2)
+    fig = Figure(figsize=figsize, layout="constrained")
+    ax = fig.add_subplot()
+    cmap = "YlGnBu"
+    image = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    colours = image.cmap
+    for r in range(data.shape[0]):
+        for c in range(data.shape[1]):
+            v = data[r, c]
+            if np.isnan(v):
+                continue
+            red, green, blue, _ = colours(v)
+            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.55
+            ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=9, color="white" if dark else "black")
+    ax.set_xticks(range(len(methods)), methods, rotation=30, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(len(groups)), row_labels)
+    ax.set_xlabel("method")
+    ax.set_ylabel(f"{values.index.name or 'group'} (questions)")
+    ax.tick_params(length=0)
+    if title:
+        ax.set_title(title)
+    bar = fig.colorbar(image, ax=ax, shrink=0.8)
+    bar.set_label(f"mean {metric_name}")
+    return fig
