@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from .metrics import evaluate, mean_metrics, metric_columns
+from .metrics import evaluate, mean_metrics, metric_columns, rank_by_score
 from .questions import Question, QuestionSet
 from .retrieval import QueryError, Retriever
 
@@ -53,7 +53,8 @@ def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth
     skipped: dict[str, str] = {}
     for q in questions:
         try:
-            out[q.id] = [h.report for h in retriever.search(q.question, k=depth)]
+            # the ranking search() returns, without looking up each hit's matching line
+            out[q.id] = rank_by_score(retriever.report_scores(q.question))[:depth]
         except QueryError as exc:  # no searchable words for this method (only stop words): it retrieves nothing
             out[q.id] = []
             skipped[q.id] = str(exc)
@@ -152,8 +153,8 @@ def follow(question: Question, retrievers: Mapping[str, Retriever], depth: int |
 
     Returns:
         One row per method; one column per relevant report (``"report 39"``),
-        holding its rank (``None`` if not retrieved), plus ``retrieved`` (how
-        many reports the method returned) and ``top report``.
+        holding its rank (integer; ``<NA>`` if not retrieved), plus
+        ``retrieved`` (how many reports the method returned) and ``top report``.
     """
     rows = []
     for name, r in retrievers.items():
@@ -166,7 +167,9 @@ def follow(question: Question, retrievers: Mapping[str, Retriever], depth: int |
         row["retrieved"] = len(ranked)
         row["top report"] = ranked[0] if ranked else None
         rows.append(row)
-    return pd.DataFrame(rows).set_index("method")
+    frame = pd.DataFrame(rows).set_index("method")
+    rank_cols = [c for c in frame.columns if c.startswith(("report ", "completion "))]
+    return frame.astype({c: "Int64" for c in rank_cols})  # <NA> = not retrieved
 
 
 def sweep_weight(hybrid, questions: QuestionSet, weights: Sequence[float] | None = None, k: int = 5,

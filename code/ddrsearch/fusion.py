@@ -120,7 +120,12 @@ class HybridRetriever(Retriever):
             book's default) or ``"rrf"`` (reciprocal rank fusion).
         weight: dense weight for ``"convex"`` (0 = pure BM25, 1 = pure dense).
         rrf_k: the RRF constant.
-        candidates: passages each leg contributes per query (default 100).
+        candidates: passages each leg contributes per query (default 100;
+            ``None``: all). Only reports with a passage among either leg's top
+            ``candidates`` are returned at all, so a report both legs rank
+            low is absent from the fused list (as in any fusion of top-N
+            lists); this bounds recall and average precision, not the top of
+            the list.
         bm25, dense: ready-made legs to share (not yet indexed, or indexed on
             the same passages); default new ones. BM25 options
             (``k1``, ``b``, ``expand``) and dense options (``model_path``,

@@ -537,14 +537,14 @@ def reciprocal_rank_from_rank(rank: Optional[int]) -> float:
 
 
 def ndcg_at_k_from_rank(rank: Optional[int], k: int) -> float:
-    """NDCG@k when the question has exactly one relevant report (grade 1).
+    """NDCG@k when the question has exactly one relevant report (of any grade).
 
     Formula: ``1 / log2(rank + 1)`` if ``rank <= k``, else ``0.0`` (also 0.0
     when ``rank is None``). The ideal ranking puts the report at rank 1, whose
-    DCG is ``1 / log2(2) = 1``, so no further normalisation is needed. Equal
-    to :func:`ndcg_at_k` (Järvelin & Kekäläinen 2002; trec_eval
-    ``ndcg_cut_k``) for a question with a single relevant doc, whatever the
-    gain, since both gains give 1 for grade 1.
+    DCG is the gain divided by ``log2(2) = 1``, so the gain cancels out. Equal,
+    up to floating-point rounding in the last bit, to :func:`ndcg_at_k`
+    (Järvelin & Kekäläinen 2002; trec_eval ``ndcg_cut_k``) for a question with
+    a single relevant doc, whatever its grade and the gain.
 
     Args:
         rank: ``int >= 1`` (1-based rank of the expected report) or ``None``.

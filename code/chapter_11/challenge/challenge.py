@@ -1,0 +1,100 @@
+"""The evaluation challenge: your starter file (see README.md in this folder).
+
+Run it from anywhere (paths are resolved from this file's location):
+
+    python code/chapter_11/challenge/challenge.py
+
+As given, it loads ``my_questions.yaml`` (the five starter questions, checking
+every evidence quotation), runs the book's default pipeline over the 76
+reports and prints where each relevant report ranks. The places marked
+``# TODO`` are yours: the extra questions (in the YAML file), recall@5, and the
+comparison of two methods. ``solution.py`` is a reference solution; try
+first, then compare.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the embedding model comes with the package; never download
+
+from ddrsearch.data import archive_dir
+from ddrsearch.metrics import rank_by_score
+from ddrsearch.pipeline import build_retriever
+from ddrsearch.questions import load_questions
+from ddrsearch.report import load_archive
+from ddrsearch.retrieval import QueryError
+
+HERE = Path(__file__).resolve().parent
+QUESTIONS = HERE / "my_questions.yaml"
+K = 5
+
+
+def ranked_lists(retriever, questions) -> dict[str, list[str]]:
+    """Every question's ranked list of report file names, best first (given: nothing to do here)."""
+    ranked = {}
+    for q in questions:
+        try:
+            ranked[q.id] = rank_by_score(retriever.report_scores(q.question))
+        except QueryError:  # no searchable words for this method: it finds nothing
+            ranked[q.id] = []
+    return ranked
+
+
+def recall_at_k(ranking: list[str], grades: dict[str, int], k: int) -> float | None:
+    """Recall@k of one question: the share of its relevant reports found in the first k.
+
+    Args:
+        ranking: report file names, best first.
+        grades: report file name -> grade (1, 2 or 3) of the question's relevant reports.
+        k: the cut-off, e.g. 5.
+    """
+    # TODO 3: count the relevant reports (grade >= 1) among ranking[:k] and divide by the
+    # number of relevant reports of the question (ALL of them, found or not).
+    # Then delete the next line.
+    return None
+
+
+def main() -> int:
+    questions = load_questions(QUESTIONS, check_evidence=True)  # stops with a clear message if a quotation is wrong
+    reports = load_archive(archive_dir())
+    qrels = questions.qrels()
+    n_reports = len({j.report for q in questions for j in q.relevant})
+    print(f"{questions.name}: {len(questions)} questions, {n_reports} different relevant reports")
+    if len(questions) < 15 or n_reports < 10:
+        print("TODO 1-2: extend my_questions.yaml to at least 15 questions over at least 10 reports.")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hybrid = build_retriever("hybrid", reports)  # the book's default pipeline
+    ranked = ranked_lists(hybrid, questions)
+
+    print()
+    print("Default pipeline: rank of each relevant report (report:rank, '-' = not returned)")
+    for q in questions:
+        ranks = " ".join(
+            f"{j.report_number}:{ranked[q.id].index(j.report) + 1 if j.report in ranked[q.id] else '-'}"
+            for j in q.relevant
+        )
+        recall = recall_at_k(ranked[q.id], qrels[q.id], K)
+        shown = "TODO" if recall is None else f"{recall:.2f}"
+        print(f"  {q.id:4} {q.question:45} {ranks:28} recall@{K} = {shown}")
+
+    values = [recall_at_k(ranked[q.id], qrels[q.id], K) for q in questions]
+    if None not in values:
+        print(f"\nmean recall@{K}: {sum(values) / len(values):.4f}")
+
+    # TODO 4: compare methods. Build a second retriever, e.g. build_retriever("dense", reports)
+    # (dense search over whole reports) or build_retriever("bm25", reports, expand=True), compute
+    # its ranked lists and mean recall@5 the same way, and print one line per method. Then check
+    # your numbers with the package: ddrsearch.metrics.evaluate(ranked, qrels, 5) and mean_metrics.
+    # Which questions does each method miss, and why? (Read the top hits: retriever.search(...).)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
