@@ -126,7 +126,10 @@ def compare(results: Mapping[str, pd.DataFrame], k: int = 5) -> pd.DataFrame:
         results: method name -> the per-question table of :func:`evaluate_run`.
     """
     cols = metric_columns(k)
-    return pd.DataFrame({name: mean_metrics(df[cols]) for name, df in results.items()}).T.rename_axis("method")
+    table = pd.DataFrame({name: mean_metrics(df[cols]) for name, df in results.items()}).T
+    if table.index.nlevels == 1:
+        table.index.name = "method"
+    return table
 
 
 def breakdown(results: Mapping[str, pd.DataFrame], by: str = "category", metric: str = "recall@5") -> pd.DataFrame:

@@ -58,8 +58,10 @@ class Passage:
         start, end: FROM and TO times of that row (``"HH:MM"``).
         kind: ``"report"`` (whole report), ``"operation"``, ``"header"`` or
             ``"window"``.
-        span: ``(start, end)`` character offsets of the text in the
-            report's :attr:`~ddrsearch.report.Report.text`, when known.
+        span: ``(start, end)`` character offsets of the text, for window
+            chunks: offsets into the report's text with whitespace collapsed,
+            ``" ".join(report.text.split())`` (see
+            :func:`ddrsearch.chunking.window_chunks`).
         context: text prepended when embedding or indexing (for example the
             report date and phase of a chunk); empty for a whole report.
     """

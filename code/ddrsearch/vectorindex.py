@@ -9,8 +9,10 @@ scores and row ids per query.
   retrievers, so this is the package's tie rule).
 * :class:`FaissFlatIndex`: exact, FAISS ``IndexFlatIP`` (Johnson, Douze and
   Jégou, "Billion-scale similarity search with GPUs", 2019). Same results as
-  numpy up to float rounding; faster on large collections thanks to
-  FAISS's BLAS kernels and threading.
+  numpy up to float rounding. Whether it is faster than numpy depends on the
+  machine and the batch size: on the 2-core machine that built the book it
+  was not (Chapter 8 measures it); its value is the family of indexes it
+  belongs to.
 * :class:`FaissHNSWIndex`: approximate, FAISS ``IndexHNSWFlat`` (Malkov and
   Yashunin, "Efficient and robust approximate nearest neighbor search using
   Hierarchical Navigable Small World graphs", IEEE TPAMI 2020). Sub-linear
