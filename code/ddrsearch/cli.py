@@ -81,9 +81,21 @@ def _cmd_preview(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shorten(text: str, width: int) -> str:
+def _shorten(text: str, width: int, query: str = "") -> str:
+    """Fit ``text`` in ``width`` characters, keeping the first query word it contains in view."""
     text = " ".join((text or "").split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    if len(text) <= width:
+        return text
+    from .text import tokenize
+
+    low = text.lower()
+    positions = [low.find(t) for t in tokenize(query) if len(t) > 2 and low.find(t) >= 0]
+    at = min(positions) if positions else 0
+    if at + 20 < width:
+        return text[: width - 1] + "…"
+    start = max(0, min(at - width // 3, len(text) - (width - 2)))
+    snippet = text[start: start + width - 2]
+    return "…" + snippet + ("…" if start + width - 2 < len(text) else "")
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
@@ -118,7 +130,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
     for h in hits:
         where = f"{h.start}-{h.end or '?'}" if h.start else ""
         rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
-                     where, _shorten(h.text, args.width) if h.text else "(no single line holds a query word)"))
+                     where, _shorten(h.text, args.width, args.query) if h.text else "(no single line holds a query word)"))
     headers = ("rank", "report", "date", "score", "row", "best matching line")
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
     line = "  ".join(f"{{:<{w}}}" for w in widths)

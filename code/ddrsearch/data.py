@@ -195,7 +195,13 @@ def sample_paths(folder: str | os.PathLike | None = None) -> list[Path]:
         DataNotFoundError: a sample PDF is not in the folder.
     """
     folder = Path(folder) if folder is not None else archive_dir()
-    return _require([e.file_name for e in load_manifest() if e.in_sample], folder, "ten-report sample")
+    names = [e.file_name for e in load_manifest() if e.in_sample]
+    if not names:
+        raise DataNotFoundError(
+            f"The manifest {manifest_path()} marks no report as in_sample, so there is no sample to search. "
+            "Use the whole archive (--corpus archive), or set in_sample to true for the reports of your sample."
+        )
+    return _require(names, folder, "ten-report sample")
 
 
 def corpus_paths(corpus: str = "sample", folder: str | os.PathLike | None = None) -> list[Path]:
