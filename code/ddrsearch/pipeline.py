@@ -1,7 +1,7 @@
 """The book's retrieval pipelines, by name, over a list of reports.
 
 :func:`build_retriever` is what the command line, the evaluation harness and
-the later chapters call. The **default pipeline** (Chapter 9) is
+the later chapters call. The **default pipeline** (chapter "Hybrid retrieval", chapters/09-hybrid-retrieval.ipynb) is
 ``"hybrid"``: operation-row chunks (:func:`ddrsearch.chunking.operation_chunks`)
 searched by BM25 (with the glossary's abbreviation expansion) and by dense
 retrieval, fused by a convex combination of min-max normalised scores with
@@ -22,7 +22,7 @@ from .retrieval import METHODS, Retriever, make_retriever
 __all__ = ["DEFAULT_WEIGHT", "DEFAULT_PIPELINE", "UNITS", "passages_for", "build_retriever"]
 
 #: Dense weight of the default hybrid pipeline (0 = pure BM25, 1 = pure dense).
-#: Chosen in Chapter 9 by sweeping the weight on the *development* questions of
+#: Chosen in chapters/09-hybrid-retrieval.ipynb by sweeping the weight on the *development* questions of
 #: ``datasets/eval/archive.yaml`` (never the held-out ones); a test re-runs that
 #: sweep and checks that it still picks this value.
 DEFAULT_WEIGHT = 0.5

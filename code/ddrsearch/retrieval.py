@@ -392,7 +392,7 @@ class Retriever(ABC):
 class InvertedIndex:
     """An inverted index: term -> {passage position: term frequency}.
 
-    Built with the shared tokenizer. Chapter 3 builds the same thing in a few
+    Built with the shared tokenizer. chapters/03-keyword-search.ipynb builds the same thing in a few
     lines; this is the tested version.
     """
 
@@ -426,7 +426,7 @@ class KeywordRetriever(Retriever):
     Matches are ranked by the number of occurrences of the query terms in the
     passage (a crude relevance signal), ties by report name. Passages missing
     any term are not retrieved at all, which is why natural questions often
-    find nothing (Chapter 3).
+    find nothing (chapters/03-keyword-search.ipynb).
 
     Args:
         expand: expand rig abbreviations with the glossary, in passages and queries alike.
@@ -486,7 +486,7 @@ class BM25Retriever(Retriever):
     since version 8, leaves out the constant factor ``(k1 + 1)`` of the
     classic formula: scores are the classic ones divided by ``k1 + 1``, and
     rankings are the same. Unlike rank-bm25's BM25Okapi, a term found in every report
-    still scores a little above zero (Chapter 3 shows why that matters on
+    still scores a little above zero (chapters/03-keyword-search.ipynb shows why that matters on
     ten reports).
 
     Args:
@@ -544,7 +544,7 @@ class DenseRetriever(Retriever):
     cached on disk. Every passage gets a score, so every report is retrieved.
     The model reads only the first 254 word pieces of each passage
     (:data:`ddrsearch.embeddings.CONTENT_PIECES`); a whole report is cut off
-    long before its TIME BREAKDOWN (Chapter 4).
+    long before its TIME BREAKDOWN (chapters/04-searching-by-meaning.ipynb).
 
     Args:
         model_path: explicit model folder (see :func:`ddrsearch.embeddings.resolve_model`).

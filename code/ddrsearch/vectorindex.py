@@ -11,7 +11,7 @@ scores and row ids per query.
   Jégou, "Billion-scale similarity search with GPUs", 2019). Same results as
   numpy up to float rounding. Whether it is faster than numpy depends on the
   machine and the batch size: on the 2-core machine that built the book it
-  was not (Chapter 8 measures it); its value is the family of indexes it
+  was not (chapters/08-whole-archive.ipynb measures it); its value is the family of indexes it
   belongs to.
 * :class:`FaissHNSWIndex`: approximate, FAISS ``IndexHNSWFlat`` (Malkov and
   Yashunin, "Efficient and robust approximate nearest neighbor search using
