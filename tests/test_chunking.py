@@ -92,3 +92,21 @@ def test_chunker_errors(report38, pieces):
         chunk_reports([report38], "sentences")
     with pytest.raises(ValueError):
         pieces.split("some text", 0)
+
+
+@pytest.mark.parametrize("rollup", ["max", "sum3"])
+def test_roll_up_gives_each_report_once_and_keeps_its_chunk(op_chunks, archive, rollup):
+    from ddrsearch.retrieval import BM25Retriever
+
+    bm25 = BM25Retriever(rollup=rollup).index(op_chunks).attach_reports(archive)
+    hits = bm25.search("stuck pipe", k=76)
+    reports = [h.report for h in hits]
+    assert len(reports) == len(set(reports))
+    scores = bm25.passage_scores("stuck pipe")
+    for h in hits[:5]:
+        mine = sorted((s for s, p in zip(scores, bm25.passages) if p.report == h.report and s == s), reverse=True)
+        assert h.score == pytest.approx(mine[0] if rollup == "max" else sum(mine[:3]))
+        chunk = next(p for p in bm25.passages if p.passage_id == h.passage_id)
+        assert chunk.report == h.report and h.text == chunk.text  # the hit keeps the chunk that earned it
+    # the chunk that earns report 38 its place: the 23:30-04:00 row, where the assembly became stuck
+    assert hits[0].report.endswith("_038_2020-11-26.pdf") and (hits[0].start, hits[0].end) == ("23:30", "04:00")
