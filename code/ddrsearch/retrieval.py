@@ -514,7 +514,6 @@ class BM25Retriever(Retriever):
         bm25s = _import_quietly("bm25s")
         tokens = [self.tokenize(p.indexed_text) for p in passages]
         self._vocab = set(t for ts in tokens for t in ts)
-        self._tokens = tokens
         self._bm25 = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         self._bm25.index(tokens, show_progress=False)
 
