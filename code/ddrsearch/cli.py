@@ -250,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", choices=["sample", "archive"], default="sample",
                    help="sample: the ten-report sample (default); archive: all 76 reports")
     p.add_argument("--expand", action="store_true",
-                   help="expand rig abbreviations (POOH -> pull out of hole) from datasets/glossary.csv (keyword, bm25)")
+                   help="expand rig abbreviations (TIH -> trip in hole) from datasets/glossary.csv (keyword, bm25)")
     p.add_argument("--archive", metavar="DIR", default=None,
                    help="folder of the report PDFs (default: $DDRSEARCH_ARCHIVE_DIR or datasets/forge_archive)")
     p.add_argument("--width", type=int, default=90, help="characters of the matching line to show (default 90)")

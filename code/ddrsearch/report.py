@@ -587,8 +587,8 @@ def read_report(path: str | os.PathLike) -> Report:
     for pno, ident in idents[1:]:
         if ident != idents[0][1]:
             raise IdentityMismatchError(
-                f"{path.name}: page {idents[0][0]} is RPT NUM {ident_text(idents[0][1])} but page {pno} is RPT NUM "
-                f"{ident_text(ident)}: the file holds more than one report. Split it into one PDF per report.",
+                f"{path.name}: page {idents[0][0]} is RPT NUM {_ident_text(idents[0][1])} but page {pno} is RPT NUM "
+                f"{_ident_text(ident)}: the file holds more than one report. Split it into one PDF per report.",
                 path,
             )
     from_name = _identity_from_name(path.name, path)
@@ -644,7 +644,7 @@ def read_report(path: str | os.PathLike) -> Report:
     )
 
 
-def ident_text(ident) -> str:
+def _ident_text(ident) -> str:
     num, date = ident
     return f"{num if num is not None else '?'} of {date.isoformat() if date else '?'}"
 

@@ -365,6 +365,10 @@ class Retriever(ABC):
             )
         return hits
 
+    def query_terms(self, query: str) -> list[str]:
+        """The terms of ``query`` as this retriever matches them (its own tokenizer; the shared one by default)."""
+        return (getattr(self, "tokenize", None) or make_tokenizer())(query)
+
     def best_line(self, query: str, report: Report) -> Passage | None:
         """The line of ``report`` that best matches ``query`` (see :func:`report_lines`).
 
@@ -375,7 +379,7 @@ class Retriever(ABC):
         similarity.
         """
         tok = getattr(self, "tokenize", None) or make_tokenizer()
-        terms = set(self.query_terms(query)) if hasattr(self, "query_terms") else set(tok(query))
+        terms = set(self.query_terms(query))
         best, best_n = None, 0
         for line in report_lines(report) + page_lines(report):
             n = len(terms & set(tok(line.text)))
