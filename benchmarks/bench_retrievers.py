@@ -70,7 +70,7 @@ def _cold(cache_dir: str, queue) -> None:
     from ddrsearch.data import archive_dir
     from ddrsearch.embeddings import Embedder
     from ddrsearch.report import load_archive
-    from ddrsearch.retrieval import BM25Retriever
+    from ddrsearch.lexical import BM25Retriever
 
     out = {}
     t0 = time.perf_counter()
@@ -108,10 +108,11 @@ def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
     from ddrsearch.chunking import chunk_reports
     from ddrsearch.data import archive_dir
     from ddrsearch.embeddings import Embedder
-    from ddrsearch.fusion import HybridRetriever
+    from ddrsearch.hybrid import HybridRetriever
     from ddrsearch.pipeline import DEFAULT_WEIGHT
     from ddrsearch.report import load_archive
-    from ddrsearch.retrieval import BM25Retriever, DenseRetriever
+    from ddrsearch.dense import DenseRetriever
+    from ddrsearch.lexical import BM25Retriever
 
     reports = load_archive(archive_dir())
     chunks = chunk_reports(reports)

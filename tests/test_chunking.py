@@ -96,7 +96,7 @@ def test_chunker_errors(report38, pieces):
 
 @pytest.mark.parametrize("rollup", ["max", "sum3"])
 def test_roll_up_gives_each_report_once_and_keeps_its_chunk(op_chunks, archive, rollup):
-    from ddrsearch.retrieval import BM25Retriever
+    from ddrsearch.lexical import BM25Retriever
 
     bm25 = BM25Retriever(rollup=rollup).index(op_chunks).attach_reports(archive)
     hits = bm25.search("stuck pipe", k=76)

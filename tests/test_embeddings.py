@@ -15,24 +15,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ddrsearch import _util
 from ddrsearch import embeddings as emb
-from ddrsearch.embeddings import (
+from ddrsearch import model as model_mod
+from ddrsearch.embeddings import count_word_pieces, default_cache_dir, Embedder, truncation_report
+from ddrsearch.errors import CacheWarning, ModelIntegrityError, ModelNotFoundError
+from ddrsearch.model import (
     CONTENT_PIECES,
     EMBEDDING_DIM,
     MAX_SEQ_LENGTH,
     MODEL_NAME,
     OFFICIAL_SHA256,
-    CacheWarning,
-    Embedder,
-    ModelIntegrityError,
-    ModelNotFoundError,
     check_packaged_model,
-    count_word_pieces,
-    default_cache_dir,
     load_model,
     packaged_model_dir,
     resolve_model,
-    truncation_report,
 )
 
 # Lines in the style of the Utah FORGE 16A(78)-32 daily drilling reports.
@@ -130,11 +127,11 @@ def test_packaged_dir_found_without_importing_package():
 
 def test_hash_is_cached_per_file(monkeypatch):
     weights = packaged_model_dir() / "model.safetensors"
-    for key in [k for k in emb._HASH_CACHE if k[0] == str(weights.resolve())]:
-        del emb._HASH_CACHE[key]
+    for key in [k for k in _util._HASH_MEMO if k[0] == str(weights.resolve())]:
+        del _util._HASH_MEMO[key]
     calls = []
-    real = emb._sha256_file
-    monkeypatch.setattr(emb, "_sha256_file", lambda p: calls.append(p) or real(p))
+    real = _util.hashlib.sha256
+    monkeypatch.setattr(_util.hashlib, "sha256", lambda *a: calls.append(a) or real(*a))
     for _ in range(3):
         assert check_packaged_model(weights.parent).sha256 == OFFICIAL_SHA256
     assert len(calls) == 1
@@ -167,7 +164,7 @@ def test_missing_explicit_path_raises_with_path(tmp_path, monkeypatch):
 
 
 def test_hub_is_the_last_resort(monkeypatch):
-    monkeypatch.setattr(emb, "packaged_model_dir", lambda: None)
+    monkeypatch.setattr(model_mod, "packaged_model_dir", lambda: None)
     source = resolve_model()
     assert (source.kind, source.location, source.sha256) == ("hub", MODEL_NAME, None)
     assert source.key == "hub-sentence-transformers--all-MiniLM-L6-v2"
@@ -188,7 +185,7 @@ def test_tampered_packaged_weights_raise(tampered_dir, monkeypatch):
     assert str(weights.resolve()) in message
     assert OFFICIAL_SHA256 in message and actual in message
     # resolution does not silently fall back to the hub
-    monkeypatch.setattr(emb, "packaged_model_dir", lambda: tampered_dir)
+    monkeypatch.setattr(model_mod, "packaged_model_dir", lambda: tampered_dir)
     with pytest.raises(ModelIntegrityError):
         resolve_model()
     # the installed file is untouched
@@ -368,7 +365,8 @@ def test_truncation_report(plain):
 
 
 def test_a_cache_that_cannot_be_written_is_a_warning_not_a_failure(tmp_path):
-    from ddrsearch.embeddings import CacheWarning, Embedder
+    from ddrsearch.embeddings import Embedder
+    from ddrsearch.errors import CacheWarning
 
     not_a_folder = tmp_path / "cache"
     not_a_folder.write_text("I am a file")

@@ -17,15 +17,10 @@ import pytest
 
 from ddrsearch.data import FETCH_COMMAND, archive_dir, archive_paths
 from ddrsearch.errors import DataNotFoundError
-from ddrsearch.text import (
-    DEFAULT_STOPWORDS,
-    GLOSSARY_COLUMNS,
-    GlossaryError,
-    default_glossary,
-    glossary_path,
-    load_glossary,
-    tokenize,
-)
+from ddrsearch.errors import GlossaryError
+from ddrsearch.glossary import GLOSSARY_COLUMNS, default_glossary, glossary_path, load_glossary
+from ddrsearch.text import DEFAULT_STOPWORDS
+from ddrsearch.tokenizer import tokenize
 
 MIN_ENTRIES = 60
 

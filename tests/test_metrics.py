@@ -19,9 +19,8 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ddrsearch.errors import DuplicateDocumentError, NoRelevantDocumentsError
 from ddrsearch.metrics import (
-    DuplicateDocumentError,
-    NoRelevantDocumentsError,
     average_precision,
     evaluate,
     hit_at_k,

@@ -19,18 +19,18 @@ import ddrsearch.questions as questions_mod
 import ddrsearch.report as report_mod
 from ddrsearch.data import load_manifest
 from ddrsearch.errors import DataNotFoundError
+from ddrsearch.errors import QuestionSetError
 from ddrsearch.questions import (
     CATEGORIES,
     DIFFICULTIES,
     SPLITS,
     STYLES,
     Judgement,
-    Question,
-    QuestionSet,
-    QuestionSetError,
     load_questions,
     normalize_text,
+    Question,
     question_set_path,
+    QuestionSet,
     write_qrels,
 )
 
@@ -274,7 +274,7 @@ def test_each_referenced_report_is_read_once(tmp_path, archive_folder, monkeypat
         calls[Path(path).name] += 1
         return real(path)
 
-    monkeypatch.setattr(report_mod, "read_report", counting)
+    monkeypatch.setattr(questions_mod, "read_report", counting)
     monkeypatch.setattr(questions_mod, "_TEXT_CACHE", {})
     qs = [question("Q1"), question("Q2", evidence="Pipe free"), question("Q3", report=R[39], evidence=LINE_39)]
     path = write_set(tmp_path, qs, name="ok.yaml")

@@ -11,16 +11,12 @@ from rank_bm25 import BM25Okapi
 from ddrsearch.cli import main
 from ddrsearch.data import sample_paths
 from ddrsearch.report import read_reports
-from ddrsearch.retrieval import (
-    BM25Retriever,
-    DenseRetriever,
-    InvertedIndex,
-    KeywordRetriever,
-    Passage,
-    QueryError,
-    make_retriever,
-)
-from ddrsearch.text import tokenize
+from ddrsearch.dense import DenseRetriever
+from ddrsearch.errors import QueryError
+from ddrsearch.lexical import BM25Retriever, InvertedIndex, KeywordRetriever
+from ddrsearch.passages import Passage
+from ddrsearch.pipeline import make_retriever
+from ddrsearch.tokenizer import tokenize
 
 from conftest import REPORT_38, REPORT_39
 

@@ -13,15 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ddrsearch.glossary as glossary_module
 import ddrsearch.text as text_module
-from ddrsearch.text import (
-    DEFAULT_STOPWORDS,
-    Glossary,
-    expand_abbreviations,
-    make_tokenizer,
-    normalise,
-    tokenize,
-)
+import ddrsearch.tokenizer as tokenizer_module
+from ddrsearch.glossary import expand_abbreviations, Glossary
+from ddrsearch.text import DEFAULT_STOPWORDS, normalise
+from ddrsearch.tokenizer import make_tokenizer, tokenize
 
 # Real lines of report 38 (FORGE-16A-78-32_Drilling_038_2020-11-26.pdf), as the reader gives them.
 R38_DRILL = "Drill From 6,360' to 6,507',  (147')  Total ,  32.6' feet per hour."
@@ -237,9 +234,12 @@ def test_deterministic_and_idempotent_on_real_lines(line):
 
 
 def test_docstring_examples_are_correct():
-    result = doctest.testmod(text_module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 15
-    assert result.failed == 0
+    attempted = 0
+    for module in (text_module, tokenizer_module, glossary_module):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted >= 15
 
 
 # --- properties for any text ---------------------------------------------------------------

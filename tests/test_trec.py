@@ -11,19 +11,10 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddrsearch.metrics import (
-    DuplicateDocumentError,
-    evaluate,
-    metric_columns,
-    rank_by_score,
-)
-from ddrsearch.trec import (
-    TrecFormatError,
-    read_qrels,
-    read_run,
-    write_qrels,
-    write_run,
-)
+from ddrsearch.errors import DuplicateDocumentError
+from ddrsearch.metrics import evaluate, metric_columns, rank_by_score
+from ddrsearch.errors import TrecFormatError
+from ddrsearch.trec import read_qrels, read_run, write_qrels, write_run
 
 TOL = 1e-9
 

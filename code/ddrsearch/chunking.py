@@ -29,21 +29,22 @@ import os
 import re
 from typing import Iterable, Sequence
 
+from .model import CONTENT_PIECES, resolve_model
+from .passages import Passage
 from .report import Report
-from .retrieval import Passage
 
 __all__ = ["WordPieces", "word_pieces", "operation_chunks", "window_chunks", "chunk_reports", "DEFAULT_LIMIT"]
 
 #: Word pieces of text (context included) that one chunk may hold: the
 #: model's 256 minus [CLS] and [SEP].
-DEFAULT_LIMIT = 254
+DEFAULT_LIMIT = CONTENT_PIECES
 
 
 class WordPieces:
     """Counts and cuts text in the embedding model's word pieces (its tokenizer, no special tokens).
 
     Only the tokenizer is loaded (transformers ``AutoTokenizer``), not the
-    model, from the folder :func:`ddrsearch.embeddings.resolve_model` finds.
+    model, from the folder :func:`ddrsearch.model.resolve_model` finds.
 
     Args:
         model_path: explicit model folder; default as in resolve_model.
@@ -51,8 +52,6 @@ class WordPieces:
 
     def __init__(self, model_path: str | os.PathLike | None = None):
         from transformers import AutoTokenizer
-
-        from .embeddings import resolve_model
 
         self.source = resolve_model(model_path)
         self.tokenizer = AutoTokenizer.from_pretrained(self.source.location)

@@ -5,7 +5,8 @@ Sub-commands:
 ``ddrsearch fetch``
     Fetch the 76 report PDFs (or just the ten-report sample) into
     ``datasets/forge_archive/`` and verify their SHA-256.
-``ddrsearch search "QUERY" --method keyword|bm25|dense -k 5 --corpus sample|archive``
+``ddrsearch search "QUERY" --method keyword|bm25|dense|hybrid -k 5 --corpus sample|archive``
+    (or ``--dir FOLDER`` for a folder of your own reports)
     Search the reports and print rank, report, date, score and the best
     matching line.
 ``ddrsearch eval QUESTIONS.yaml --methods keyword,bm25,dense,hybrid -k 5``
@@ -14,6 +15,8 @@ Sub-commands:
     Check the archive folder against the manifest without fetching.
 ``ddrsearch manifest FOLDER --out FILE``
     Write a manifest for a folder of your own reports.
+``ddrsearch env``
+    List every ``DDRSEARCH_*`` environment variable, its value and default.
 ``ddrsearch preview``
     Execute the book's chapter notebooks and write an HTML preview of each
     (for machines without Quarto).
@@ -57,7 +60,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_manifest(args: argparse.Namespace) -> int:
-    from .data import write_manifest
+    from .fetch import write_manifest
 
     if Path(args.out).is_dir():
         print(f"ddrsearch manifest: --out {args.out} is a folder; give a CSV file name", file=sys.stderr)
@@ -86,7 +89,7 @@ def _shorten(text: str, width: int, query: str = "") -> str:
     text = " ".join((text or "").split())
     if len(text) <= width:
         return text
-    from .text import tokenize
+    from .tokenizer import tokenize
 
     low = text.lower()
     positions = [low.find(t) for t in tokenize(query) if len(t) > 2 and low.find(t) >= 0]
@@ -99,9 +102,10 @@ def _shorten(text: str, width: int, query: str = "") -> str:
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    from .data import corpus_paths, load_manifest
+    from .data import corpus_paths
+    from .passages import short_name
     from .pipeline import build_retriever
-    from .report import read_reports
+    from .report import load_archive, read_reports
 
     options = {}
     if args.method in ("keyword", "bm25"):
@@ -117,11 +121,16 @@ def _cmd_search(args: argparse.Namespace) -> int:
             print(f"ddrsearch search: --weight must be between 0 and 1, got {args.weight}", file=sys.stderr)
             return 2
         options["weight"] = args.weight
-    reports = read_reports(corpus_paths(args.corpus, args.archive))
+    if args.dir is not None:
+        reports = load_archive(args.dir)
+        where = f"folder {args.dir}"
+    else:
+        reports = read_reports(corpus_paths(args.corpus, args.archive))
+        where = f"the {args.corpus}"
     retriever = build_retriever(args.method, reports, unit=args.unit, **options)
     hits = retriever.search(args.query, k=args.k)
-    dates = {e.file_name: e.report_date for e in load_manifest()}
-    numbers = {r.file_name: f"{r.phase[0]}{r.report_number:03d}" for r in reports}
+    dates = {r.file_name: r.report_date for r in reports}
+    numbers = {r.file_name: short_name(r) for r in reports}
     if not hits:
         print(f"No report matches {args.query!r} with {args.method}"
               + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
@@ -138,7 +147,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
     print(line.format(*("-" * w for w in widths)))
     for r in rows:
         print(line.format(*r))
-    print(f"\n{len(hits)} report(s) from the {args.corpus} ({len(reports)} reports), method {args.method}. "
+    print(f"\n{len(hits)} report(s) from {where} ({len(reports)} reports), method {args.method}. "
           "Report D038 = drilling report 38, C003 = completion report 3.")
     return 0
 
@@ -152,9 +161,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from .questions import load_questions
     from .report import read_reports
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    from .retrieval import METHODS
+    from .pipeline import METHODS
 
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         print(f"ddrsearch eval: unknown method(s) {unknown}; choose from {', '.join(METHODS)}", file=sys.stderr)
@@ -250,9 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", choices=["sample", "archive"], default="sample",
                    help="sample: the ten-report sample (default); archive: all 76 reports")
     p.add_argument("--expand", action="store_true",
-                   help="expand rig abbreviations (TIH -> trip in hole) from datasets/glossary.csv (keyword, bm25)")
+                   help="expand rig abbreviations (TIH -> trip in hole) from the glossary (keyword, bm25)")
     p.add_argument("--archive", metavar="DIR", default=None,
                    help="folder of the report PDFs (default: $DDRSEARCH_ARCHIVE_DIR or datasets/forge_archive)")
+    p.add_argument("--dir", metavar="FOLDER", default=None,
+                   help="search every PDF in FOLDER (your own reports; no manifest needed) instead of --corpus")
     p.add_argument("--width", type=int, default=90, help="characters of the matching line to show (default 90)")
     p.set_defaults(func=_cmd_search)
 
@@ -297,7 +308,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="_preview", help="output folder (default: _preview)")
     p.add_argument("--timeout", type=int, default=1800, help="seconds allowed per notebook cell")
     p.set_defaults(func=_cmd_preview)
+    p = sub.add_parser("env", help="list the DDRSEARCH_* environment variables, their values and defaults",
+                       description="Print every environment variable ddrsearch reads, its current value, its "
+                                   "default and what it sets.")
+    p.set_defaults(func=_cmd_env)
     return parser
+
+
+def _cmd_env(args: argparse.Namespace) -> int:
+    from . import settings
+
+    rows = settings.describe()
+    for row in rows:
+        print(f"{row['name']}={row['value']}" if row["value"] else f"{row['name']} (unset)")
+        print(f"    {row['meaning']}")
+        print(f"    default: {row['default']}")
+    root = settings.project_root()
+    print(f"\nproject checkout: {root if root else 'none (installed package)'}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

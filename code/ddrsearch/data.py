@@ -1,18 +1,14 @@
-"""Where the data lives: the project folders, the manifest and the ten-report sample.
+"""Where the data lives: the report folder, the manifest and the ten-report sample.
 
-The 76 report PDFs are not part of the repository. ``datasets/manifest.csv``
-lists them (file name, SHA-256, size, phase, report number, date, sample
-membership); :mod:`ddrsearch.fetch` puts them in ``datasets/forge_archive/``.
+The 76 report PDFs are not part of the repository. The manifest (shipped with
+the package as ``ddrsearch/resources/manifest.csv``) lists them: file name,
+SHA-256, size, phase, report number, date, sample membership;
+:mod:`ddrsearch.fetch` puts them in the archive folder (:func:`archive_dir`).
 The ten-report sample is a *view* of that folder chosen by the manifest's
 ``in_sample`` column, not a second copy.
 
-Environment variables (all optional):
-
-``DDRSEARCH_ARCHIVE_DIR``
-    Folder that holds (or will hold) the report PDFs. Default
-    ``<project>/datasets/forge_archive``.
-``DDRSEARCH_MANIFEST``
-    Path of the manifest CSV. Default ``<project>/datasets/manifest.csv``.
+``DDRSEARCH_ARCHIVE_DIR`` and ``DDRSEARCH_MANIFEST`` point the package at
+another folder of reports and its manifest (:mod:`ddrsearch.settings`).
 """
 
 from __future__ import annotations
@@ -21,9 +17,11 @@ import csv
 import datetime as dt
 import os
 import re
+from importlib import resources
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import settings
 from .errors import DataNotFoundError, ManifestError
 
 #: Shell command that fetches the report PDFs; quoted in every "data missing" error.
@@ -37,39 +35,59 @@ FILE_NAME_RE = re.compile(
 MANIFEST_COLUMNS = ("file_name", "sha256", "bytes", "phase", "report_number", "report_date", "in_sample")
 
 
-def project_root() -> Path:
-    """Return the project folder: the nearest parent of this package holding ``pyproject.toml``.
+def resource_path(name: str) -> Path:
+    """Path of a data file shipped inside the package (``ddrsearch/resources/<name>``).
+
+    Read with :mod:`importlib.resources`, so it works from a checkout and from
+    an installed wheel alike.
 
     Raises:
-        DataNotFoundError: the package is installed outside a checkout of the
-            project, so there is no ``datasets/`` folder to find; set
-            ``DDRSEARCH_ARCHIVE_DIR`` and ``DDRSEARCH_MANIFEST`` instead.
+        DataNotFoundError: the file is not in the installed package (a broken install).
     """
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "pyproject.toml").is_file() and (parent / "datasets").is_dir():
-            return parent
-    raise DataNotFoundError(
-        f"ddrsearch is installed at {here.parent}, outside a checkout of the book's project, "
-        "so it cannot find datasets/. Set DDRSEARCH_ARCHIVE_DIR and DDRSEARCH_MANIFEST."
-    )
+    path = Path(str(resources.files("ddrsearch.resources").joinpath(name)))
+    if not path.is_file():
+        raise DataNotFoundError(f"{name} is missing from the installed package at {path}; reinstall ddrsearch.")
+    return path
 
 
 def datasets_dir() -> Path:
-    """Return ``<project>/datasets`` (manifest, question sets, glossary)."""
-    return project_root() / "datasets"
+    """Return ``<project>/datasets``: the book's question sets and the fetched PDFs.
+
+    Raises:
+        DataNotFoundError: the package runs outside a checkout of the book's
+            project, which is the only place the question sets live; pass
+            question-set files by path instead.
+    """
+    root = settings.project_root()
+    if root is None or not (root / "datasets").is_dir():
+        raise DataNotFoundError(
+            f"ddrsearch is installed at {Path(__file__).resolve().parent}, outside a checkout of the book's "
+            "project, so the book's datasets/ folder (question sets) is not here. Pass a question-set file by "
+            "its path, and set DDRSEARCH_ARCHIVE_DIR to your folder of reports."
+        )
+    return root / "datasets"
 
 
 def archive_dir() -> Path:
-    """Return the folder of the report PDFs (``DDRSEARCH_ARCHIVE_DIR`` or ``datasets/forge_archive``)."""
-    env = os.environ.get("DDRSEARCH_ARCHIVE_DIR")
-    return Path(env).expanduser() if env else datasets_dir() / "forge_archive"
+    """Return the folder of the report PDFs.
+
+    ``$DDRSEARCH_ARCHIVE_DIR`` when set; else ``<project>/datasets/forge_archive``
+    in a checkout of the book; else ``~/.local/share/ddrsearch/forge_archive``.
+    The folder is not created here.
+    """
+    env = settings.get_path("DDRSEARCH_ARCHIVE_DIR")
+    if env is not None:
+        return env
+    root = settings.project_root()
+    if root is not None and (root / "datasets").is_dir():
+        return root / "datasets" / "forge_archive"
+    return Path.home() / ".local" / "share" / "ddrsearch" / "forge_archive"
 
 
 def manifest_path() -> Path:
-    """Return the path of the manifest CSV (``DDRSEARCH_MANIFEST`` or ``datasets/manifest.csv``)."""
-    env = os.environ.get("DDRSEARCH_MANIFEST")
-    return Path(env).expanduser() if env else datasets_dir() / "manifest.csv"
+    """Return the manifest CSV: ``$DDRSEARCH_MANIFEST``, else the FORGE manifest shipped with the package."""
+    env = settings.get_path("DDRSEARCH_MANIFEST")
+    return env if env is not None else resource_path("manifest.csv")
 
 
 @dataclass(frozen=True)
@@ -216,50 +234,3 @@ def corpus_paths(corpus: str = "sample", folder: str | os.PathLike | None = None
     if corpus == "archive":
         return archive_paths(folder)
     raise ValueError(f"Unknown corpus {corpus!r}: use 'sample' (the ten-report sample) or 'archive' (all 76 reports).")
-
-
-def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample: list[str] | None = None) -> list[ManifestEntry]:
-    """Write a manifest CSV for a folder of your own report PDFs.
-
-    With ``DDRSEARCH_MANIFEST`` pointing at the file and ``DDRSEARCH_ARCHIVE_DIR``
-    at the folder, the command line (``ddrsearch search --corpus archive``,
-    ``ddrsearch eval``) and question sets work on your reports as on the
-    FORGE ones. Each PDF is read (:func:`ddrsearch.report.read_report`) for
-    its phase, report number and date, and hashed.
-
-    Args:
-        folder: the folder of PDFs (every ``*.pdf`` in it).
-        path: the CSV to write.
-        sample: file names to mark ``in_sample`` (default none).
-
-    Returns:
-        The entries written, in date order.
-
-    Raises:
-        DataNotFoundError: no PDF in the folder.
-        ReportError: a PDF cannot be read (the message names it).
-    """
-    from .fetch import sha256_of
-    from .report import read_report
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise DataNotFoundError(f"{folder} is not a folder of report PDFs.")
-    pdfs = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
-    if not pdfs:
-        raise DataNotFoundError(f"No PDF files in {folder}.")
-    sample = set(sample or [])
-    entries = []
-    for p in pdfs:
-        r = read_report(p)
-        entries.append(ManifestEntry(p.name, sha256_of(p), p.stat().st_size, r.phase, r.report_number, r.report_date,
-                                     p.name in sample))
-    entries.sort(key=lambda e: (e.report_date, e.file_name))
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(MANIFEST_COLUMNS)
-        for e in entries:
-            w.writerow([e.file_name, e.sha256, e.bytes, e.phase, e.report_number, e.report_date.isoformat(),
-                        str(e.in_sample).lower()])
-    return entries

@@ -74,3 +74,107 @@ class ReportLayoutError(ReportError, ValueError):
 
 class IdentityMismatchError(ReportError, ValueError):
     """The report number or date in the file name disagrees with the report's own header."""
+
+
+# --- question sets, queries, metrics and run files --------------------------------
+
+class QuestionSetError(DDRSearchError, ValueError):
+    """A question-set file has one or more problems.
+
+    Attributes:
+        path: the YAML file.
+        problems: one message per problem, each naming the question id (or
+            its position), the YAML line and, where it applies, the report.
+    """
+
+    def __init__(self, path, problems: list[str]):
+        from pathlib import Path
+
+        self.path = Path(path) if path is not None else None
+        self.problems = list(problems)
+        n = len(self.problems)
+        head = f"{self.path}: {n} problem{'s' if n != 1 else ''} in the question set:"
+        super().__init__(head + "\n  - " + "\n  - ".join(self.problems))
+
+
+class QueryError(DDRSearchError, ValueError):
+    """The query is empty, or has no searchable words for this retriever."""
+
+
+class NoRelevantDocumentsError(DDRSearchError, ValueError):
+    """The judgements of a question contain no relevant doc (no grade >= 1).
+
+    Recall, average precision and NDCG divide by the number of relevant docs
+    (or by the ideal DCG), so they are undefined for such a question; this
+    package refuses to score it rather than silently counting 0.
+
+    Attributes:
+        qid: the question id if it was given, else ``None``.
+    """
+
+    def __init__(self, qid=None):
+        self.qid = qid
+        who = f"question {qid!r}" if qid is not None else "this question"
+        super().__init__(
+            f"{who} has no relevant document in its judgements (no grade >= 1), "
+            "so its recall, AP and NDCG are undefined. Judge at least one report "
+            "relevant for it (grade >= 1), or remove the question from the "
+            "question set."
+        )
+
+
+class DuplicateDocumentError(DDRSearchError, ValueError):
+    """A ranking lists the same doc id more than once.
+
+    Attributes:
+        doc: the duplicated doc id.
+        qid: the question id if it was given, else ``None``.
+    """
+
+    def __init__(self, doc, qid=None):
+        self.doc = doc
+        self.qid = qid
+        where = f" for question {qid!r}" if qid is not None else ""
+        super().__init__(
+            f"the ranking{where} lists document {doc!r} more than once; a ranking "
+            "must hold each doc id at most once (deduplicate it, keeping the "
+            "first occurrence, before scoring)."
+        )
+
+
+class TrecFormatError(DDRSearchError, ValueError):
+    """A line of a qrels or run file is malformed.
+
+    The message names the file and the 1-based line number.
+
+    Attributes:
+        path: the file path (``str``).
+        lineno: the 1-based line number.
+    """
+
+    def __init__(self, path, lineno: int, problem: str, line: str):
+        import os
+
+        self.path = os.fspath(path)
+        self.lineno = lineno
+        super().__init__(f"{self.path}, line {lineno}: {problem}: {line.rstrip()!r}")
+
+
+# --- text and glossary -------------------------------------------------------------
+
+class GlossaryError(DDRSearchError, ValueError):
+    """The glossary CSV is missing or malformed; the message names the file and line."""
+
+
+# --- the embedding model ---------------------------------------------------------
+
+class ModelNotFoundError(DDRSearchError, FileNotFoundError):
+    """The embedding model folder does not exist, is not a model, or cannot be loaded."""
+
+
+class ModelIntegrityError(DDRSearchError, RuntimeError):
+    """The packaged model weights do not have the official SHA-256."""
+
+
+class CacheWarning(UserWarning):
+    """A cache entry was unreadable or malformed and has been recomputed (a warning, not an error)."""

@@ -23,7 +23,8 @@ import pandas as pd
 
 from .metrics import evaluate, mean_metrics, metric_columns, rank_by_score
 from .questions import Question, QuestionSet
-from .retrieval import QueryError, Retriever
+from .errors import QueryError
+from .retrieval import Retriever
 
 __all__ = ["run", "evaluate_run", "evaluate_retriever", "compare", "breakdown", "follow", "format_ranks", "sweep_weight"]
 

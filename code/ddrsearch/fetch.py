@@ -1,4 +1,4 @@
-"""Fetch the 76 report PDFs into the archive folder and verify every SHA-256.
+"""Fetch the 76 report PDFs into the archive folder, verify every SHA-256, and write manifests.
 
 Two sources, tried in this order:
 
@@ -17,11 +17,14 @@ differs from the manifest is reported as *changed* and kept (pass
 ``replace_changed=True`` to move it aside to ``<name>.changed`` and fetch a
 fresh copy), and a PDF the manifest does not list is reported as
 *unexpected* and kept.
+
+:func:`write_manifest` writes the same kind of manifest for a folder of your
+own reports, so that fetching, verifying and the command line work on them.
 """
 
 from __future__ import annotations
 
-import hashlib
+import csv
 import os
 import shutil
 import sys
@@ -32,8 +35,11 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .data import ManifestEntry, archive_dir, load_manifest
-from .errors import FetchError
+from . import settings
+from ._util import sha256_file
+from .data import MANIFEST_COLUMNS, ManifestEntry, archive_dir, load_manifest
+from .errors import DataNotFoundError, FetchError
+from .report import read_report
 
 #: Public address of the report files; a file's URL is ``BASE_URL + file name``.
 BASE_URL = (
@@ -61,11 +67,7 @@ def _aside_name(target: Path) -> Path:
 
 def sha256_of(path: str | os.PathLike) -> str:
     """Return the lowercase hex SHA-256 of a file's bytes (read in 1 MiB chunks)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(_CHUNK), b""):
-            h.update(block)
-    return h.hexdigest()
+    return sha256_file(path)
 
 
 @dataclass
@@ -106,7 +108,7 @@ class FetchReport:
             lines.append(f"  FAILED     {name}: {why}")
         for name in self.changed:
             lines.append(
-                f"  CHANGED    {name}: its SHA-256 differs from datasets/manifest.csv; kept as it is. "
+                f"  CHANGED    {name}: its SHA-256 differs from the manifest; kept as it is. "
                 "Move it away (or run with --replace-changed) and fetch again."
             )
         for name, aside in self.moved_aside.items():
@@ -169,12 +171,12 @@ def fetch_archive(
         ManifestError: the manifest cannot be read.
     """
     folder = Path(folder) if folder is not None else archive_dir()
-    if mirror is None and os.environ.get("DDRSEARCH_MIRROR", "").strip():
-        mirror = os.environ["DDRSEARCH_MIRROR"].strip()
+    if mirror is None and settings.get("DDRSEARCH_MIRROR"):
+        mirror = settings.get("DDRSEARCH_MIRROR")
     mirror = Path(mirror).expanduser() if mirror is not None else None
     if mirror is not None and not mirror.is_dir():
         raise FetchError(f"Mirror folder {mirror} does not exist or is not a folder. Check --mirror / DDRSEARCH_MIRROR.")
-    base_url = base_url or os.environ.get("DDRSEARCH_BASE_URL") or BASE_URL
+    base_url = base_url or settings.get("DDRSEARCH_BASE_URL") or BASE_URL
     if not base_url.endswith("/"):
         base_url += "/"
     if folder.exists() and not folder.is_dir():
@@ -191,7 +193,7 @@ def fetch_archive(
         known = {e.file_name for e in entries}
         unknown = sorted(set(only) - known)
         if unknown:
-            raise FetchError(f"Not in the manifest: {unknown}. Use file names from datasets/manifest.csv.")
+            raise FetchError(f"Not in the manifest: {unknown}. Use file names from the manifest (ddrsearch.data.manifest_path()).")
         entries = [e for e in entries if e.file_name in set(only)]
 
     report = FetchReport(folder=folder)
@@ -263,3 +265,47 @@ def verify_archive(folder: str | os.PathLike | None = None) -> FetchReport:
         else:
             report.present.append(entry.file_name)
     return report
+
+
+def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample: list[str] | None = None) -> list[ManifestEntry]:
+    """Write a manifest CSV for a folder of your own report PDFs.
+
+    With ``DDRSEARCH_MANIFEST`` pointing at the file and ``DDRSEARCH_ARCHIVE_DIR``
+    at the folder, the command line (``ddrsearch search --corpus archive``,
+    ``ddrsearch eval``) and question sets work on your reports as on the
+    FORGE ones. Each PDF is read (:func:`ddrsearch.report.read_report`) for
+    its phase, report number and date, and hashed.
+
+    Args:
+        folder: the folder of PDFs (every ``*.pdf`` in it).
+        path: the CSV to write.
+        sample: file names to mark ``in_sample`` (default none).
+
+    Returns:
+        The entries written, in date order.
+
+    Raises:
+        DataNotFoundError: no PDF in the folder.
+        ReportError: a PDF cannot be read (the message names it).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DataNotFoundError(f"{folder} is not a folder of report PDFs.")
+    pdfs = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
+    if not pdfs:
+        raise DataNotFoundError(f"No PDF files in {folder}.")
+    sample = set(sample or [])
+    entries = []
+    for p in pdfs:
+        r = read_report(p)
+        entries.append(ManifestEntry(p.name, sha256_of(p), p.stat().st_size, r.phase, r.report_number, r.report_date,
+                                     p.name in sample))
+    entries.sort(key=lambda e: (e.report_date, e.file_name))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(MANIFEST_COLUMNS)
+        for e in entries:
+            w.writerow([e.file_name, e.sha256, e.bytes, e.phase, e.report_number, e.report_date.isoformat(),
+                        str(e.in_sample).lower()])
+    return entries

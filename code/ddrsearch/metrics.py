@@ -50,6 +50,9 @@ from typing import Literal, Optional, Union
 
 import pandas as pd
 
+from ._util import check_k as _check_k
+from .errors import DuplicateDocumentError, NoRelevantDocumentsError
+
 __all__ = [
     "NoRelevantDocumentsError",
     "DuplicateDocumentError",
@@ -73,62 +76,8 @@ _GAINS = ("linear", "exponential")
 
 
 # --------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------
-
-
-class NoRelevantDocumentsError(ValueError):
-    """The judgements of a question contain no relevant doc (no grade >= 1).
-
-    Recall, average precision and NDCG divide by the number of relevant docs
-    (or by the ideal DCG), so they are undefined for such a question; this
-    package refuses to score it rather than silently counting 0.
-
-    Attributes:
-        qid: the question id if it was given, else ``None``.
-    """
-
-    def __init__(self, qid: Optional[Hashable] = None):
-        self.qid = qid
-        who = f"question {qid!r}" if qid is not None else "this question"
-        super().__init__(
-            f"{who} has no relevant document in its judgements (no grade >= 1), "
-            "so its recall, AP and NDCG are undefined. Judge at least one report "
-            "relevant for it (grade >= 1), or remove the question from the "
-            "question set."
-        )
-
-
-class DuplicateDocumentError(ValueError):
-    """A ranking lists the same doc id more than once.
-
-    Attributes:
-        doc: the duplicated doc id.
-        qid: the question id if it was given, else ``None``.
-    """
-
-    def __init__(self, doc: Hashable, qid: Optional[Hashable] = None):
-        self.doc = doc
-        self.qid = qid
-        where = f" for question {qid!r}" if qid is not None else ""
-        super().__init__(
-            f"the ranking{where} lists document {doc!r} more than once; a ranking "
-            "must hold each doc id at most once (deduplicate it, keeping the "
-            "first occurrence, before scoring)."
-        )
-
-
-# --------------------------------------------------------------------------
 # Validation helpers
 # --------------------------------------------------------------------------
-
-
-def _check_k(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be an integer >= 1, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be an integer >= 1, got {k!r}")
-    return int(k)
 
 
 def _check_gain(gain: str) -> str:

@@ -14,12 +14,17 @@ whole reports (as Chapters 2 to 4 do); ``hybrid`` indexes operation chunks.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
+from .chunking import chunk_reports
+from .dense import DenseRetriever
+from .hybrid import HybridRetriever
+from .lexical import BM25Retriever, KeywordRetriever
 from .report import Report
-from .retrieval import METHODS, Retriever, make_retriever
+from .retrieval import Retriever
 
-__all__ = ["DEFAULT_WEIGHT", "DEFAULT_PIPELINE", "UNITS", "passages_for", "build_retriever"]
+__all__ = ["DEFAULT_WEIGHT", "DEFAULT_PIPELINE", "METHODS", "UNITS", "make_retriever", "passages_for",
+           "build_retriever"]
 
 #: Dense weight of the default hybrid pipeline (0 = pure BM25, 1 = pure dense).
 #: Chosen in chapters/09-hybrid-retrieval.ipynb by sweeping the weight on the *development* questions of
@@ -35,6 +40,32 @@ DEFAULT_PIPELINE = (
 
 UNITS = ("auto", "report", "operation", "window")
 
+#: Method name -> retriever class, for :func:`make_retriever` and the command line.
+METHODS: dict[str, Callable[..., Retriever]] = {
+    "keyword": KeywordRetriever,
+    "bm25": BM25Retriever,
+    "dense": DenseRetriever,
+    "hybrid": HybridRetriever,
+}
+
+
+def make_retriever(method: str, **options) -> Retriever:
+    """Create a retriever by method name (not yet indexed).
+
+    Args:
+        method: one of :data:`METHODS`: ``"keyword"``, ``"bm25"``, ``"dense"``,
+            ``"hybrid"`` (:class:`ddrsearch.hybrid.HybridRetriever`).
+        **options: passed to the retriever's constructor.
+
+    Raises:
+        ValueError: unknown method; the message lists the known ones.
+    """
+    try:
+        factory = METHODS[method]
+    except (KeyError, TypeError):
+        raise ValueError(f"Unknown retrieval method {method!r}; choose one of: {', '.join(METHODS)}.") from None
+    return factory(**options)
+
 
 def passages_for(reports: Sequence[Report], unit: str):
     """The passages to index for a unit: ``"report"`` (the reports themselves), ``"operation"`` or ``"window"`` chunks.
@@ -45,8 +76,6 @@ def passages_for(reports: Sequence[Report], unit: str):
     if unit == "report":
         return list(reports)
     if unit in ("operation", "window"):
-        from .chunking import chunk_reports
-
         return chunk_reports(reports, unit)
     raise ValueError(f"Unknown unit {unit!r}; choose one of {', '.join(UNITS)}.")
 

@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +75,10 @@ from typing import Any
 import yaml
 
 from .data import FETCH_COMMAND, FILE_NAME_RE, archive_dir, datasets_dir, load_manifest
-from .errors import DataNotFoundError, DDRSearchError, ReportError
+from .errors import DataNotFoundError, QuestionSetError, ReportError
+from .report import read_report
+from .text import normalize
+from .trec import write_qrels as _write_trec_qrels
 
 __all__ = [
     "CATEGORIES",
@@ -132,23 +134,6 @@ TOP_LEVEL_KEYS = ("name", "description", "corpus", "questions")
 QUESTION_KEYS = ("id", "question", "category", "difficulty", "style", "split", "relevant")
 REQUIRED_QUESTION_KEYS = ("id", "question", "category", "difficulty", "style", "relevant")
 JUDGEMENT_KEYS = ("report", "grade", "evidence")
-
-
-class QuestionSetError(DDRSearchError, ValueError):
-    """A question-set file has one or more problems.
-
-    Attributes:
-        path: the YAML file.
-        problems: one message per problem, each naming the question id (or
-            its position), the YAML line and, where it applies, the report.
-    """
-
-    def __init__(self, path, problems: list[str]):
-        self.path = Path(path) if path is not None else None
-        self.problems = list(problems)
-        n = len(self.problems)
-        head = f"{self.path}: {n} problem{'s' if n != 1 else ''} in the question set:"
-        super().__init__(head + "\n  - " + "\n  - ".join(self.problems))
 
 
 # --- data classes ------------------------------------------------------------------
@@ -365,15 +350,11 @@ def _line(obj: Any) -> str:
 
 # --- text matching -----------------------------------------------------------------------
 
-_WS_RE = re.compile(r"[\s\x00-\x1f\x7f]+")
-
-
-def normalize_text(text: str) -> str:
-    """Normalise text for evidence matching: NFKC, case-folded, every whitespace run one space.
-
-    Control characters (some report PDFs contain a NUL) count as whitespace.
-    """
-    return _WS_RE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+#: Evidence and report text are compared after :func:`ddrsearch.text.normalize` (NFKC, lowercase,
+#: one apostrophe, one double quote and one hyphen, control characters as spaces, white space
+#: collapsed), the tokenizer's own normaliser, so a typographic quote in a question file
+#: matches the straight one in a report.
+normalize_text = normalize
 
 
 # Normalised page text of each PDF read, keyed by (path, mtime_ns, size), so that
@@ -382,8 +363,6 @@ _TEXT_CACHE: dict[tuple[str, int, int], str] = {}
 
 
 def _report_text(path: Path) -> str:
-    from .report import read_report
-
     st = path.stat()
     key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
     text = _TEXT_CACHE.get(key)
@@ -656,8 +635,8 @@ def _check_evidence(path: Path, to_check, archive_folder, problems: _Problems) -
         elsewhere = [n for n, t in texts.items() if n != j.report and needle in t]
         hint = f"; it is in {', '.join(elsewhere)} -- misattributed?" if elsewhere else ""
         problems.add(
-            f"{where}: evidence {j.evidence!r} is not in the report's text (matching ignores case and "
-            f"whitespace; quote within one line of an OPERATIONS cell){hint}", key)
+            f"{where}: evidence {j.evidence!r} is not in the report's text (matching ignores case, "
+            f"whitespace and the kind of quote or dash; quote within one line of an OPERATIONS cell){hint}", key)
 
 
 def write_qrels(question_set: QuestionSet, path: str | os.PathLike) -> None:
@@ -669,6 +648,4 @@ def write_qrels(question_set: QuestionSet, path: str | os.PathLike) -> None:
         write_qrels(load_questions("archive").split("test"), "qrels-test.txt")
         trec_eval -m ndcg_cut.5 qrels-test.txt run.txt
     """
-    from .trec import write_qrels as _write_trec_qrels
-
     _write_trec_qrels(question_set.qrels(), path)

@@ -40,7 +40,8 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Union
 
-from .metrics import DuplicateDocumentError, rank_by_score
+from .errors import DuplicateDocumentError, TrecFormatError
+from .metrics import rank_by_score
 
 __all__ = [
     "TrecFormatError",
@@ -51,22 +52,6 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-class TrecFormatError(ValueError):
-    """A line of a qrels or run file is malformed.
-
-    The message names the file and the 1-based line number.
-
-    Attributes:
-        path: the file path (``str``).
-        lineno: the 1-based line number.
-    """
-
-    def __init__(self, path: PathLike, lineno: int, problem: str, line: str):
-        self.path = os.fspath(path)
-        self.lineno = lineno
-        super().__init__(f"{self.path}, line {lineno}: {problem}: {line.rstrip()!r}")
 
 
 def _check_token(value, what: str) -> str:

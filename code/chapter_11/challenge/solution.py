@@ -27,7 +27,7 @@ from ddrsearch.metrics import evaluate, mean_metrics, rank_by_score
 from ddrsearch.pipeline import build_retriever
 from ddrsearch.questions import load_questions
 from ddrsearch.report import load_archive
-from ddrsearch.retrieval import QueryError
+from ddrsearch.errors import QueryError
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "solution_questions.yaml"

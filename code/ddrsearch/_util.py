@@ -1,0 +1,82 @@
+"""Small helpers shared by several modules: hashing, checking ``k``, quiet imports.
+
+Private to the package (the leading underscore): nothing here is part of the
+public interface, and nothing here imports another ddrsearch module, so every
+layer may use it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import numbers
+import os
+import warnings
+from pathlib import Path
+
+_CHUNK = 1 << 20  # hash files in 1 MiB chunks
+_HASH_MEMO: dict[tuple[str, int, int], str] = {}
+
+
+def sha256_file(path: str | os.PathLike, *, memo: bool = False) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB chunks.
+
+    Args:
+        path: the file.
+        memo: remember the digest in this process per (resolved path, size,
+            modification time), so a large file (model weights) is hashed once.
+
+    Returns:
+        64 lowercase hex digits.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    path = Path(path)
+    key = None
+    if memo:
+        path = path.resolve()
+        st = path.stat()
+        key = (str(path), st.st_size, st.st_mtime_ns)
+        if key in _HASH_MEMO:
+            return _HASH_MEMO[key]
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(chunk)
+    out = digest.hexdigest()
+    if key is not None:
+        _HASH_MEMO[key] = out
+    return out
+
+
+def text_sha256(text: str) -> str:
+    """Hex SHA-256 of a string's UTF-8 bytes (lone surrogates kept, so any str hashes)."""
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def check_k(k) -> int:
+    """Return ``k`` as an int after checking that it is a whole number >= 1.
+
+    Raises:
+        TypeError: ``k`` is not an integer (``True``/``False`` count as not).
+        ValueError: ``k < 1``.
+    """
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be a whole number of at least 1, got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k!r}")
+    return int(k)
+
+
+def import_quietly(module: str):
+    """Import a module whose import pulls in ``tqdm.auto``, without its widget warning.
+
+    In a Jupyter kernel without ipywidgets, ``tqdm.auto`` warns
+    (``TqdmWarning: IProgress not found``) on standard error at import time,
+    which would land in the book's executed output; the warning is about
+    progress bars, which ddrsearch never shows in notebooks.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*IProgress not found.*")
+        return importlib.import_module(module)

