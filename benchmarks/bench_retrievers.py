@@ -69,8 +69,8 @@ def _cold(cache_dir: str, queue) -> None:
     from ddrsearch.chunking import chunk_reports
     from ddrsearch.data import archive_dir
     from ddrsearch.embeddings import Embedder
-    from ddrsearch.report import load_archive
     from ddrsearch.lexical import BM25Retriever
+    from ddrsearch.report import load_archive
 
     out = {}
     t0 = time.perf_counter()
@@ -79,7 +79,7 @@ def _cold(cache_dir: str, queue) -> None:
     chunks = chunk_reports(reports)
     t2 = time.perf_counter()
     emb = Embedder(cache_dir=cache_dir)
-    emb.model  # load the model first, so embedding time is embedding only
+    _ = emb.model  # load the model first, so embedding time is embedding only
     t3 = time.perf_counter()
     emb.encode([c.indexed_text for c in chunks])
     t4 = time.perf_counter()
@@ -107,12 +107,12 @@ def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
     """Index build and query latency of one retriever at one scale."""
     from ddrsearch.chunking import chunk_reports
     from ddrsearch.data import archive_dir
+    from ddrsearch.dense import DenseRetriever
     from ddrsearch.embeddings import Embedder
     from ddrsearch.hybrid import HybridRetriever
+    from ddrsearch.lexical import BM25Retriever
     from ddrsearch.pipeline import DEFAULT_WEIGHT
     from ddrsearch.report import load_archive
-    from ddrsearch.dense import DenseRetriever
-    from ddrsearch.lexical import BM25Retriever
 
     reports = load_archive(archive_dir())
     chunks = chunk_reports(reports)
@@ -124,7 +124,7 @@ def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
                 copies.append(replace(c, passage_id=prefix + c.passage_id, report=prefix + c.report))
         chunks = copies
     emb = Embedder()
-    emb.model
+    _ = emb.model
     rss_before = _peak_rss_mb()
     t0 = time.perf_counter()
     if method == "bm25":

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from ddrsearch.data import FETCH_COMMAND, archive_dir, load_manifest
-from ddrsearch.errors import DataNotFoundError
 
 PROJECT = Path(__file__).resolve().parents[1]
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"

@@ -14,13 +14,11 @@ import json
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 import yaml
 
-from ddrsearch.book import book_files, chapter_notebooks, execute_notebook
-
 from conftest import PROJECT
+from ddrsearch.book import book_files, chapter_notebooks, execute_notebook
 
 LABEL_PREFIXES = ("sec", "fig", "tbl", "eq", "lst", "thm", "lem")
 REF_RE = re.compile(r"(?<![\w@/.-])@((?:%s)-[A-Za-z0-9_-]*[A-Za-z0-9])" % "|".join(LABEL_PREFIXES))

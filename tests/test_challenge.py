@@ -9,11 +9,10 @@ import sys
 
 import pytest
 
+from conftest import PROJECT
 from ddrsearch.evaluation import compare, evaluate_retriever
 from ddrsearch.pipeline import build_retriever
 from ddrsearch.questions import load_questions
-
-from conftest import PROJECT
 
 CHALLENGE = PROJECT / "code" / "chapter_11" / "challenge"
 SOLUTION = CHALLENGE / "solution.py"

@@ -6,9 +6,8 @@ import re
 
 import pytest
 
-from ddrsearch.chunking import DEFAULT_LIMIT, chunk_reports, operation_chunks, window_chunks, word_pieces
-
 from conftest import REPORT_38
+from ddrsearch.chunking import DEFAULT_LIMIT, chunk_reports, window_chunks, word_pieces
 
 
 def collapse(text: str) -> str:

@@ -18,7 +18,7 @@ import pytest
 from ddrsearch import _util
 from ddrsearch import embeddings as emb
 from ddrsearch import model as model_mod
-from ddrsearch.embeddings import count_word_pieces, default_cache_dir, Embedder, truncation_report
+from ddrsearch.embeddings import Embedder, count_word_pieces, default_cache_dir, truncation_report
 from ddrsearch.errors import CacheWarning, ModelIntegrityError, ModelNotFoundError
 from ddrsearch.model import (
     CONTENT_PIECES,

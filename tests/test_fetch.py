@@ -6,12 +6,11 @@ import shutil
 
 import pytest
 
+from conftest import REPORT_38
 from ddrsearch.cli import main
 from ddrsearch.data import load_manifest, sample_paths
 from ddrsearch.errors import DataNotFoundError, FetchError
 from ddrsearch.fetch import fetch_archive, sha256_of, verify_archive
-
-from conftest import REPORT_38
 
 
 @pytest.fixture

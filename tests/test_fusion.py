@@ -9,8 +9,6 @@ from hypothesis import strategies as st
 from ddrsearch.fusion import convex_scores, minmax_normalise, rrf_scores
 from ddrsearch.hybrid import HybridRetriever
 from ddrsearch.metrics import rank_by_score
-from ddrsearch.lexical import BM25Retriever
-from ddrsearch.passages import Passage
 
 
 def test_rrf_matches_the_formula_by_hand():

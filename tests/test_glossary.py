@@ -16,8 +16,7 @@ import collections
 import pytest
 
 from ddrsearch.data import FETCH_COMMAND, archive_dir, archive_paths
-from ddrsearch.errors import DataNotFoundError
-from ddrsearch.errors import GlossaryError
+from ddrsearch.errors import DataNotFoundError, GlossaryError
 from ddrsearch.glossary import GLOSSARY_COLUMNS, default_glossary, glossary_path, load_glossary
 from ddrsearch.text import DEFAULT_STOPWORDS
 from ddrsearch.tokenizer import tokenize

@@ -18,19 +18,18 @@ import yaml
 import ddrsearch.questions as questions_mod
 import ddrsearch.report as report_mod
 from ddrsearch.data import load_manifest
-from ddrsearch.errors import DataNotFoundError
-from ddrsearch.errors import QuestionSetError
+from ddrsearch.errors import DataNotFoundError, QuestionSetError
 from ddrsearch.questions import (
     CATEGORIES,
     DIFFICULTIES,
     SPLITS,
     STYLES,
     Judgement,
+    Question,
+    QuestionSet,
     load_questions,
     normalize_text,
-    Question,
     question_set_path,
-    QuestionSet,
     write_qrels,
 )
 

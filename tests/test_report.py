@@ -8,20 +8,19 @@ import shutil
 import pymupdf
 import pytest
 
+from conftest import REPORT_38, REPORT_39
 from ddrsearch.data import load_manifest
 from ddrsearch.errors import (
     CorruptPDFError,
     DataNotFoundError,
     EncryptedPDFError,
     IdentityMismatchError,
-    NoTextLayerError,
     NotAPDFError,
+    NoTextLayerError,
     ReportError,
     ReportNotFoundError,
 )
 from ddrsearch.report import load_archive, read_report
-
-from conftest import REPORT_38, REPORT_39
 
 
 def test_all_76_reports_parse_in_report_number_order(archive):

@@ -8,17 +8,16 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
+from conftest import REPORT_38
 from ddrsearch.cli import main
 from ddrsearch.data import sample_paths
-from ddrsearch.report import read_reports
 from ddrsearch.dense import DenseRetriever
 from ddrsearch.errors import QueryError
 from ddrsearch.lexical import BM25Retriever, InvertedIndex, KeywordRetriever
 from ddrsearch.passages import Passage
 from ddrsearch.pipeline import make_retriever
+from ddrsearch.report import read_reports
 from ddrsearch.tokenizer import tokenize
-
-from conftest import REPORT_38, REPORT_39
 
 STUCK = "pipe became stuck during the slide"
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import ddrsearch.glossary as glossary_module
 import ddrsearch.text as text_module
 import ddrsearch.tokenizer as tokenizer_module
-from ddrsearch.glossary import expand_abbreviations, Glossary
+from ddrsearch.glossary import Glossary, expand_abbreviations
 from ddrsearch.text import DEFAULT_STOPWORDS, normalise
 from ddrsearch.tokenizer import make_tokenizer, tokenize
 

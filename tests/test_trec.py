@@ -11,9 +11,8 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddrsearch.errors import DuplicateDocumentError
+from ddrsearch.errors import DuplicateDocumentError, TrecFormatError
 from ddrsearch.metrics import evaluate, metric_columns, rank_by_score
-from ddrsearch.errors import TrecFormatError
 from ddrsearch.trec import read_qrels, read_run, write_qrels, write_run
 
 TOL = 1e-9

@@ -27,13 +27,13 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .model import CONTENT_PIECES, resolve_model
 from .passages import Passage
 from .report import Report
 
-__all__ = ["WordPieces", "word_pieces", "operation_chunks", "window_chunks", "chunk_reports", "DEFAULT_LIMIT"]
+__all__ = ["DEFAULT_LIMIT", "WordPieces", "chunk_reports", "operation_chunks", "window_chunks", "word_pieces"]
 
 #: Word pieces of text (context included) that one chunk may hold: the
 #: model's 256 minus [CLS] and [SEP].

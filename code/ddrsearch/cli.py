@@ -123,10 +123,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
         options["weight"] = args.weight
     if args.dir is not None:
         reports = load_archive(args.dir)
-        where = f"folder {args.dir}"
+        source = f"folder {args.dir}"
     else:
         reports = read_reports(corpus_paths(args.corpus, args.archive))
-        where = f"the {args.corpus}"
+        source = f"the {args.corpus}"
     retriever = build_retriever(args.method, reports, unit=args.unit, **options)
     hits = retriever.search(args.query, k=args.k)
     dates = {r.file_name: r.report_date for r in reports}
@@ -141,13 +141,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
         rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
                      where, _shorten(h.text, args.width, args.query) if h.text else "(no single line holds a query word)"))
     headers = ("rank", "report", "date", "score", "row", "best matching line")
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
     line = "  ".join(f"{{:<{w}}}" for w in widths)
     print(line.format(*headers))
     print(line.format(*("-" * w for w in widths)))
     for r in rows:
         print(line.format(*r))
-    print(f"\n{len(hits)} report(s) from {where} ({len(reports)} reports), method {args.method}. "
+    print(f"\n{len(hits)} report(s) from {source} ({len(reports)} reports), method {args.method}. "
           "Report D038 = drilling report 38, C003 = completion report 3.")
     return 0
 
@@ -157,11 +157,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     from .data import corpus_paths
     from .evaluation import breakdown, compare, evaluate_retriever
-    from .pipeline import build_retriever
+    from .pipeline import METHODS, build_retriever
     from .questions import load_questions
     from .report import read_reports
-
-    from .pipeline import METHODS
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]

@@ -17,8 +17,8 @@ import csv
 import datetime as dt
 import os
 import re
-from importlib import resources
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from . import settings

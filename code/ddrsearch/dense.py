@@ -59,6 +59,6 @@ class DenseRetriever(Retriever):
         lines = report_lines(report)
         if not lines:
             return None
-        sims = self.embedder.encode([l.text for l in lines]) @ self.embed_query(query)
+        sims = self.embedder.encode([line.text for line in lines]) @ self.embed_query(query)
         return lines[int(np.argmax(sims))]
 

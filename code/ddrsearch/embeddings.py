@@ -23,8 +23,9 @@ import contextlib
 import os
 import tempfile
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -46,7 +47,7 @@ if TYPE_CHECKING:  # heavy imports (torch, transformers) only when a model is lo
     import pandas as pd
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["CACHE_DIR_ENV", "CacheWarning", "Embedder", "default_cache_dir", "count_word_pieces", "truncation_report"]
+__all__ = ["CACHE_DIR_ENV", "CacheWarning", "Embedder", "count_word_pieces", "default_cache_dir", "truncation_report"]
 
 #: Environment variable naming the embedding cache folder.
 CACHE_DIR_ENV = "DDRSEARCH_CACHE_DIR"
@@ -119,7 +120,7 @@ class Embedder:
     def __init__(
         self,
         model_path: str | os.PathLike[str] | None = None,
-        cache_dir: str | os.PathLike[str] | None | Literal[False] = None,
+        cache_dir: str | os.PathLike[str] | Literal[False] | None = None,
         batch_size: int = 32,
     ) -> None:
         self.source = resolve_model(model_path)
@@ -148,7 +149,7 @@ class Embedder:
 
     # -- model -------------------------------------------------------------
     @property
-    def model(self) -> "SentenceTransformer":
+    def model(self) -> SentenceTransformer:
         """The loaded ``SentenceTransformer`` (loaded on first access, CPU)."""
         if self._model is None:
             self._model = load_source(self.source)
@@ -269,7 +270,7 @@ class Embedder:
                 convert_to_numpy=True,
                 normalize_embeddings=True,
             ).astype(np.float32, copy=False)
-            for text, vec in zip(unique, vecs):
+            for text, vec in zip(unique, vecs, strict=True):
                 positions = todo[text]
                 out[positions] = vec
                 self.misses += 1
@@ -339,7 +340,7 @@ class Embedder:
         model = self.model
         return int(model.max_seq_length) - int(model.tokenizer.num_special_tokens_to_add(pair=False))
 
-    def truncation_report(self, texts: Sequence[str]) -> "pd.DataFrame":
+    def truncation_report(self, texts: Sequence[str]) -> pd.DataFrame:
         """How much of each text the model actually reads.
 
         Args:
@@ -380,6 +381,6 @@ def count_word_pieces(
 
 def truncation_report(
     texts: Sequence[str], model_path: str | os.PathLike[str] | None = None
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """Module-level shortcut for :meth:`Embedder.truncation_report` (no cache involved)."""
     return Embedder(model_path=model_path, cache_dir=False).truncation_report(texts)

@@ -17,16 +17,16 @@ average precision see the whole list. The run can be written in TREC format
 from __future__ import annotations
 
 import warnings
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from .errors import QueryError
 from .metrics import evaluate, mean_metrics, metric_columns, rank_by_score
 from .questions import Question, QuestionSet
-from .errors import QueryError
 from .retrieval import Retriever
 
-__all__ = ["run", "evaluate_run", "evaluate_retriever", "compare", "breakdown", "follow", "format_ranks", "sweep_weight"]
+__all__ = ["breakdown", "compare", "evaluate_retriever", "evaluate_run", "follow", "format_ranks", "run", "sweep_weight"]
 
 
 def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth: int | None = None,

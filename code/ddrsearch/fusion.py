@@ -22,12 +22,9 @@ passage id.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-import numpy as np
-
-
-__all__ = ["RRF_K", "rrf_scores", "minmax_normalize", "minmax_normalise", "convex_scores"]
+__all__ = ["RRF_K", "convex_scores", "minmax_normalise", "minmax_normalize", "rrf_scores"]
 
 #: The constant of reciprocal rank fusion (Cormack et al. 2009).
 RRF_K = 60

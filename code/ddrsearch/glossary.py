@@ -13,9 +13,9 @@ from __future__ import annotations
 import csv
 import functools
 import os
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
 
 from . import settings
 from .data import resource_path

@@ -67,7 +67,7 @@ class HybridRetriever(Retriever):
                 leg.index(passages)
             leg._reports = self._reports
 
-    def with_weight(self, weight: float, fusion: str | None = None) -> "HybridRetriever":
+    def with_weight(self, weight: float, fusion: str | None = None) -> HybridRetriever:
         """A new hybrid retriever sharing this one's indexed legs, with another weight (cheap: no re-indexing)."""
         other = HybridRetriever(fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
                                 bm25=self.bm25, dense=self.dense, rollup=self.rollup)

@@ -25,8 +25,16 @@ from .errors import ReportLayoutError
 from .pdf import Word, group_lines, join_words
 
 __all__ = [
-    "HEADER_LABELS", "WRAPPING_LABELS", "SECTION_TITLES", "TIME_COLUMNS", "OperationRow", "parse_report_date",
-    "parse_number", "parse_depth", "parse_header", "parse_time_breakdown",
+    "HEADER_LABELS",
+    "SECTION_TITLES",
+    "TIME_COLUMNS",
+    "WRAPPING_LABELS",
+    "OperationRow",
+    "parse_depth",
+    "parse_header",
+    "parse_number",
+    "parse_report_date",
+    "parse_time_breakdown",
 ]
 
 
@@ -49,7 +57,7 @@ TIME_COLUMNS = ("FROM", "TO", "HRS", "PHASE", "CODE", "NPT", "OPERATIONS")
 
 _TIME_RE = re.compile(r"^([01]?\d|2[0-4]):([0-5]\d)$")
 _LABEL_RE = re.compile(
-    r"(?<![A-Z#/.])(" + "|".join(re.escape(l) for l in HEADER_LABELS) + r"):"
+    r"(?<![A-Z#/.])(" + "|".join(re.escape(label) for label in HEADER_LABELS) + r"):"
 )
 
 
@@ -232,7 +240,7 @@ def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int
     left = min(title.x0, cols[0].x0) - 1.0
     right = page.rect.width
     edges = _column_edges(page, cols, left, right)
-    bounds = [left] + edges + [right]
+    bounds = [left, *edges, right]
 
     total_y, total = page.rect.height, None
     for i, w in enumerate(words):

@@ -8,7 +8,7 @@ abbreviation expansion, so a query and a report are always cut the same way.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from .glossary import default_glossary
 from .retrieval import Retriever
 from .tokenizer import make_tokenizer
 
-__all__ = ["InvertedIndex", "KeywordRetriever", "BM25Retriever"]
+__all__ = ["BM25Retriever", "InvertedIndex", "KeywordRetriever"]
 
 
 class InvertedIndex:

@@ -46,7 +46,7 @@ import math
 import numbers
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Literal, Optional, Union
+from typing import Literal
 
 import pandas as pd
 
@@ -54,21 +54,21 @@ from ._util import check_k as _check_k
 from .errors import DuplicateDocumentError, NoRelevantDocumentsError
 
 __all__ = [
-    "NoRelevantDocumentsError",
     "DuplicateDocumentError",
-    "rank_by_score",
-    "precision_at_k",
-    "recall_at_k",
-    "hit_at_k",
-    "reciprocal_rank",
+    "NoRelevantDocumentsError",
     "average_precision",
-    "ndcg_at_k",
-    "recall_at_k_from_rank",
-    "reciprocal_rank_from_rank",
-    "ndcg_at_k_from_rank",
     "evaluate",
+    "hit_at_k",
     "mean_metrics",
     "metric_columns",
+    "ndcg_at_k",
+    "ndcg_at_k_from_rank",
+    "precision_at_k",
+    "rank_by_score",
+    "recall_at_k",
+    "recall_at_k_from_rank",
+    "reciprocal_rank",
+    "reciprocal_rank_from_rank",
 ]
 
 Gain = Literal["linear", "exponential"]
@@ -86,7 +86,7 @@ def _check_gain(gain: str) -> str:
     return gain
 
 
-def _check_qrels(qrels: Mapping, qid: Optional[Hashable]) -> int:
+def _check_qrels(qrels: Mapping, qid: Hashable | None) -> int:
     """Validate grades; return the number of relevant docs (grade >= 1)."""
     if not isinstance(qrels, Mapping):
         raise TypeError(
@@ -112,7 +112,7 @@ def _check_qrels(qrels: Mapping, qid: Optional[Hashable]) -> int:
     return n_rel
 
 
-def _check_ranking(ranking: Iterable, qid: Optional[Hashable]) -> list:
+def _check_ranking(ranking: Iterable, qid: Hashable | None) -> list:
     if isinstance(ranking, (str, bytes)):
         raise TypeError(
             "ranking must be a sequence of doc ids, got a single string "
@@ -146,7 +146,7 @@ def _is_rel(qrels: Mapping, doc) -> bool:
     return qrels.get(doc, 0) >= 1
 
 
-def _check_rank(rank: Optional[int]) -> Optional[int]:
+def _check_rank(rank: int | None) -> int | None:
     if rank is None:
         return None
     if isinstance(rank, bool) or not isinstance(rank, numbers.Integral):
@@ -213,7 +213,7 @@ def precision_at_k(
     qrels: Mapping[str, int],
     k: int,
     *,
-    qid: Optional[Hashable] = None,
+    qid: Hashable | None = None,
 ) -> float:
     """Precision at cut-off k (trec_eval ``P_k``).
 
@@ -246,7 +246,7 @@ def recall_at_k(
     qrels: Mapping[str, int],
     k: int,
     *,
-    qid: Optional[Hashable] = None,
+    qid: Hashable | None = None,
 ) -> float:
     """Recall at cut-off k (trec_eval ``recall_k``).
 
@@ -278,7 +278,7 @@ def hit_at_k(
     qrels: Mapping[str, int],
     k: int,
     *,
-    qid: Optional[Hashable] = None,
+    qid: Hashable | None = None,
 ) -> float:
     """Hit (success) at cut-off k (trec_eval ``success_k``).
 
@@ -309,7 +309,7 @@ def reciprocal_rank(
     ranking: Sequence[str],
     qrels: Mapping[str, int],
     *,
-    qid: Optional[Hashable] = None,
+    qid: Hashable | None = None,
 ) -> float:
     """Reciprocal rank of the first relevant doc (trec_eval ``recip_rank``).
 
@@ -342,7 +342,7 @@ def average_precision(
     ranking: Sequence[str],
     qrels: Mapping[str, int],
     *,
-    qid: Optional[Hashable] = None,
+    qid: Hashable | None = None,
 ) -> float:
     """Average precision (trec_eval ``map``, per question).
 
@@ -391,7 +391,7 @@ def ndcg_at_k(
     k: int,
     gain: Gain = "linear",
     *,
-    qid: Optional[Hashable] = None,
+    qid: Hashable | None = None,
 ) -> float:
     """Normalised discounted cumulative gain at cut-off k.
 
@@ -440,7 +440,7 @@ def ndcg_at_k(
 # --------------------------------------------------------------------------
 
 
-def recall_at_k_from_rank(rank: Optional[int], k: int) -> float:
+def recall_at_k_from_rank(rank: int | None, k: int) -> float:
     """Recall@k when the question has exactly one relevant report.
 
     Formula: ``1.0 if rank is not None and rank <= k else 0.0``. Equal to
@@ -464,7 +464,7 @@ def recall_at_k_from_rank(rank: Optional[int], k: int) -> float:
     return 1.0 if rank is not None and rank <= k else 0.0
 
 
-def reciprocal_rank_from_rank(rank: Optional[int]) -> float:
+def reciprocal_rank_from_rank(rank: int | None) -> float:
     """Reciprocal rank when the question has exactly one relevant report.
 
     Formula: ``1 / rank``, or ``0.0`` when ``rank is None`` (not found). Equal
@@ -485,7 +485,7 @@ def reciprocal_rank_from_rank(rank: Optional[int]) -> float:
     return 0.0 if rank is None else 1.0 / rank
 
 
-def ndcg_at_k_from_rank(rank: Optional[int], k: int) -> float:
+def ndcg_at_k_from_rank(rank: int | None, k: int) -> float:
     """NDCG@k when the question has exactly one relevant report (of any grade).
 
     Formula: ``1 / log2(rank + 1)`` if ``rank <= k``, else ``0.0`` (also 0.0
@@ -536,7 +536,7 @@ def metric_columns(k: int) -> list[str]:
 
 
 def evaluate(
-    run: Mapping[str, Union[Sequence[str], Mapping[str, float]]],
+    run: Mapping[str, Sequence[str] | Mapping[str, float]],
     qrels: Mapping[str, Mapping[str, int]],
     k: int,
     gain: Gain = "linear",

@@ -35,9 +35,10 @@ import importlib.util
 import os
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Literal
+from typing import TYPE_CHECKING, Literal
 
 from . import settings
 from ._util import import_quietly, sha256_file
@@ -47,9 +48,22 @@ if TYPE_CHECKING:  # heavy imports (torch, transformers) only when a model is lo
     from sentence_transformers import SentenceTransformer
 
 __all__ = [
-    "MODEL_NAME", "MAX_SEQ_LENGTH", "SPECIAL_TOKENS", "CONTENT_PIECES", "EMBEDDING_DIM", "OFFICIAL_SHA256",
-    "PACKAGED_MODULE", "MODEL_PATH_ENV", "ModelSource", "ModelNotFoundError", "ModelIntegrityError",
-    "packaged_model_dir", "check_packaged_model", "resolve_model", "load_model", "load_source",
+    "CONTENT_PIECES",
+    "EMBEDDING_DIM",
+    "MAX_SEQ_LENGTH",
+    "MODEL_NAME",
+    "MODEL_PATH_ENV",
+    "OFFICIAL_SHA256",
+    "PACKAGED_MODULE",
+    "SPECIAL_TOKENS",
+    "ModelIntegrityError",
+    "ModelNotFoundError",
+    "ModelSource",
+    "check_packaged_model",
+    "load_model",
+    "load_source",
+    "packaged_model_dir",
+    "resolve_model",
 ]
 
 #: Hugging Face hub name of the embedding model (model card of the same name).
@@ -262,7 +276,7 @@ def _quiet_progress() -> Iterator[None]:
 
 
 @functools.lru_cache(maxsize=4)
-def _load(location: str, kind: str) -> "SentenceTransformer":
+def _load(location: str, kind: str) -> SentenceTransformer:
     SentenceTransformer = import_quietly("sentence_transformers").SentenceTransformer
 
     try:
@@ -280,7 +294,7 @@ def _load(location: str, kind: str) -> "SentenceTransformer":
     return model
 
 
-def load_model(model_path: str | os.PathLike[str] | None = None) -> "SentenceTransformer":
+def load_model(model_path: str | os.PathLike[str] | None = None) -> SentenceTransformer:
     """Load the embedding model on the CPU (once per process and location).
 
     Args:
@@ -298,7 +312,7 @@ def load_model(model_path: str | os.PathLike[str] | None = None) -> "SentenceTra
     return load_source(resolve_model(model_path))
 
 
-def load_source(source: ModelSource) -> "SentenceTransformer":
+def load_source(source: ModelSource) -> SentenceTransformer:
     """Load the model a resolved :class:`ModelSource` names (once per process and location).
 
     Raises:

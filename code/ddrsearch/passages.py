@@ -9,14 +9,14 @@ the one way the package and the book write it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Iterable
 
 from .data import FILE_NAME_RE
 from .report import Report
 
-__all__ = ["Passage", "Hit", "short_name", "whole_report_passages", "report_lines", "page_lines"]
+__all__ = ["Hit", "Passage", "page_lines", "report_lines", "short_name", "whole_report_passages"]
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def page_lines(report: Report) -> list[Passage]:
     """Every non-trivial line of the report's page text (more than 3 characters), with its page."""
     out = []
     for pno, page in enumerate(report.pages, start=1):
-        for i, line in enumerate(l.strip() for l in page.splitlines()):
+        for i, line in enumerate(text.strip() for text in page.splitlines()):
             if len(line) > 3:
                 out.append(Passage(f"{report.file_name}#p{pno}l{i}", report.file_name, line, page=pno, kind="line"))
     return out

@@ -11,15 +11,16 @@ and :func:`group_lines` groups words into the lines a reader sees.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 import pymupdf
 
 from .data import FETCH_COMMAND, FILE_NAME_RE
-from .errors import CorruptPDFError, EncryptedPDFError, NoTextLayerError, NotAPDFError, ReportNotFoundError
+from .errors import CorruptPDFError, EncryptedPDFError, NotAPDFError, NoTextLayerError, ReportNotFoundError
 
-__all__ = ["Word", "page_words", "group_lines", "join_words", "open_pdf"]
+__all__ = ["Word", "group_lines", "join_words", "open_pdf", "page_words"]
 
 
 class Word(NamedTuple):

@@ -14,7 +14,7 @@ whole reports (as Chapters 2 to 4 do); ``hybrid`` indexes operation chunks.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .chunking import chunk_reports
 from .dense import DenseRetriever
@@ -23,8 +23,15 @@ from .lexical import BM25Retriever, KeywordRetriever
 from .report import Report
 from .retrieval import Retriever
 
-__all__ = ["DEFAULT_WEIGHT", "DEFAULT_PIPELINE", "METHODS", "UNITS", "make_retriever", "passages_for",
-           "build_retriever"]
+__all__ = [
+    "DEFAULT_PIPELINE",
+    "DEFAULT_WEIGHT",
+    "METHODS",
+    "UNITS",
+    "build_retriever",
+    "make_retriever",
+    "passages_for",
+]
 
 #: Dense weight of the default hybrid pipeline (0 = pure BM25, 1 = pure dense).
 #: Chosen in chapters/09-hybrid-retrieval.ipynb by sweeping the weight on the *development* questions of

@@ -8,23 +8,23 @@ the cell); in a script, ``fig.savefig("chart.png")``.
 The figures are built with :class:`matplotlib.figure.Figure` directly, not
 through ``pyplot``, so calling them in a loop opens no windows and leaks no
 figures. Colours are fixed: the i-th method of a table always gets the i-th
-colour of :data:`METHOD_COLOURS`, so a figure looks the same every time it is
+colour of :data:`METHOD_COLORS`, so a figure looks the same every time it is
 drawn.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["METHOD_COLOURS", "metrics_bar_chart", "category_heatmap"]
+__all__ = ["METHOD_COLORS", "METHOD_COLOURS", "category_heatmap", "metrics_bar_chart"]
 
 #: Colours given to methods in table order: matplotlib's "tab10" palette, written out so it never changes.
-METHOD_COLOURS = (
+METHOD_COLORS = (
     "#1f77b4",  # blue
     "#ff7f0e",  # orange
     "#2ca02c",  # green
@@ -38,6 +38,10 @@ METHOD_COLOURS = (
 )
 
 DEFAULT_METRICS = ("hit@5", "recall@5", "MRR", "NDCG@5")
+
+
+#: The British spelling, kept for code written against earlier versions.
+METHOD_COLOURS = METHOD_COLORS
 
 
 def metrics_bar_chart(
@@ -65,7 +69,7 @@ def metrics_bar_chart(
     Returns:
         ``matplotlib.figure.Figure``: the figure holding the chart. It has
         ``len(compare_table) * len(metrics)`` bars; the i-th method is drawn
-        in colour ``METHOD_COLOURS[i % 10]`` and named in the legend.
+        in colour ``METHOD_COLORS[i % 10]`` and named in the legend.
 
     Raises:
         KeyError: a metric is not a column of ``compare_table`` (the message
@@ -91,7 +95,7 @@ def metrics_bar_chart(
     for i, method in enumerate(methods):
         values = compare_table.iloc[i][metrics].astype(float).to_numpy()
         ax.bar(x - 0.4 + width * (i + 0.5), values, width=width * 0.95, label=method,
-               color=METHOD_COLOURS[i % len(METHOD_COLOURS)])
+               color=METHOD_COLORS[i % len(METHOD_COLORS)])
     ax.set_xticks(x, metrics)
     ax.set_xlim(-0.5, len(metrics) - 0.5)
     ax.set_ylim(0, 1)
@@ -144,7 +148,7 @@ def category_heatmap(
         raise ValueError("nothing to draw: the breakdown table needs at least one group and one method column")
     data = values.astype(float).to_numpy()
     groups = [str(g) for g in values.index]
-    row_labels = [f"{g} ({int(c)})" for g, c in zip(groups, counts)] if counts is not None else groups
+    row_labels = [f"{g} ({int(c)})" for g, c in zip(groups, counts, strict=True)] if counts is not None else groups
     methods = [str(m) for m in values.columns]
 
     if figsize is None:

@@ -82,20 +82,20 @@ from .trec import write_qrels as _write_trec_qrels
 
 __all__ = [
     "CATEGORIES",
-    "DIFFICULTIES",
-    "STYLES",
-    "SPLITS",
     "CORPORA",
+    "DIFFICULTIES",
     "GRADES",
     "QUESTION_SETS",
+    "SPLITS",
+    "STYLES",
     "Judgement",
     "Question",
     "QuestionSet",
     "QuestionSetError",
     "load_questions",
+    "normalize_text",
     "question_set_path",
     "write_qrels",
-    "normalize_text",
 ]
 
 #: Category slugs and what each covers.
@@ -257,7 +257,7 @@ class QuestionSet:
         """Return ``{question id: question text}``."""
         return {q.id: q.question for q in self.questions}
 
-    def split(self, name: str) -> "QuestionSet":
+    def split(self, name: str) -> QuestionSet:
         """Return the questions of one split (``"dev"`` or ``"test"``) as a new set.
 
         Raises:

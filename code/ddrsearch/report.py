@@ -17,9 +17,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from .data import FETCH_COMMAND, FILE_NAME_RE
 from .errors import (
@@ -28,7 +28,7 @@ from .errors import (
     ReportError,
     ReportLayoutError,
 )
-from .layout import (  # noqa: F401  (OperationRow and parse_report_date are part of this module's interface)
+from .layout import (
     SECTION_TITLES,
     OperationRow,
     parse_depth,

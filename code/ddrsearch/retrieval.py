@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from .passages import Hit, Passage, page_lines, report_lines, whole_report_passa
 from .report import Report
 from .tokenizer import make_tokenizer
 
-__all__ = ["Retriever", "QueryError", "check_query"]
+__all__ = ["QueryError", "Retriever", "check_query"]
 
 
 def check_query(query: str) -> str:
@@ -85,7 +85,7 @@ class Retriever(ABC):
         self._reports: dict[str, Report] = {}
 
     # --- indexing -----------------------------------------------------------------
-    def index(self, items: Sequence[Report] | Sequence[Passage]) -> "Retriever":
+    def index(self, items: Sequence[Report] | Sequence[Passage]) -> Retriever:
         """Index reports (each one becomes one whole-report passage) or ready-made passages.
 
         Args:
@@ -117,7 +117,7 @@ class Retriever(ABC):
         self._fit(self.passages)
         return self
 
-    def attach_reports(self, reports: Iterable[Report]) -> "Retriever":
+    def attach_reports(self, reports: Iterable[Report]) -> Retriever:
         """Give the retriever the reports behind its passages, so whole-report hits can show a matching line."""
         self._reports.update({r.file_name: r for r in reports})
         return self

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Setting", "SETTINGS", "get", "project_root", "describe"]
+__all__ = ["SETTINGS", "Setting", "describe", "get", "project_root"]
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["DEFAULT_STOPWORDS", "normalize", "normalise", "split_words"]
+__all__ = ["DEFAULT_STOPWORDS", "normalise", "normalize", "split_words"]
 
 #: English function words dropped by :func:`ddrsearch.tokenizer.tokenize` by default (pass
 #: ``stopwords=None`` to keep every token). Rig direction/state words such as
@@ -77,16 +77,7 @@ __all__ = ["DEFAULT_STOPWORDS", "normalize", "normalise", "split_words"]
 #: here (see the module docstring). ``s`` and ``t`` are the leftovers of
 #: ``it's`` or ``don't`` once the apostrophe has split them.
 DEFAULT_STOPWORDS: frozenset[str] = frozenset(
-    """
-    a an the and or but nor of to from for with by at as
-    is are was were be been being
-    it its this that these those there
-    we they their our
-    will would should could
-    has have had do does did
-    then than such very also
-    s t
-    """.split()
+    ["a", "an", "the", "and", "or", "but", "nor", "of", "to", "from", "for", "with", "by", "at", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "we", "they", "their", "our", "will", "would", "should", "could", "has", "have", "had", "do", "does", "did", "then", "than", "such", "very", "also", "s", "t"]
 )
 # Not in the list on purpose, besides the rig direction words: "am" and "so"
 # (the tokens of the dotted abbreviations "a.m." and "S.O.", slack off), "i"

@@ -19,12 +19,12 @@ abbreviations those of :mod:`ddrsearch.glossary`.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from .glossary import Glossary, default_glossary, expand_abbreviations
 from .text import DEFAULT_STOPWORDS, split_words
 
-__all__ = ["tokenize", "make_tokenizer"]
+__all__ = ["make_tokenizer", "tokenize"]
 
 
 def tokenize(

@@ -31,13 +31,12 @@ is given tied scores, trec_eval may order the tied docs differently.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import math
 import numbers
 import os
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import Union
 
 from .errors import DuplicateDocumentError, TrecFormatError
@@ -45,10 +44,10 @@ from .metrics import rank_by_score
 
 __all__ = [
     "TrecFormatError",
-    "write_qrels",
     "read_qrels",
-    "write_run",
     "read_run",
+    "write_qrels",
+    "write_run",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -149,38 +148,37 @@ def read_qrels(path: PathLike) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     first_seen: dict[tuple[str, str], int] = {}
     for lineno, line in _lines(path):
-        if True:
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise TrecFormatError(
-                    path,
-                    lineno,
-                    f"expected 4 fields 'qid 0 docid grade', got {len(fields)}",
-                    line,
-                )
-            qid, _iteration, doc, grade_text = fields
-            try:
-                grade = int(grade_text)
-            except ValueError:
-                raise TrecFormatError(
-                    path, lineno, f"grade {grade_text!r} is not an integer", line
-                ) from None
-            if grade < 0:
-                raise TrecFormatError(
-                    path, lineno, f"grade {grade} is negative (must be >= 0)", line
-                )
-            if (qid, doc) in first_seen:
-                raise TrecFormatError(
-                    path,
-                    lineno,
-                    f"doc {doc!r} is judged twice for question {qid!r} "
-                    f"(first on line {first_seen[qid, doc]})",
-                    line,
-                )
-            first_seen[qid, doc] = lineno
-            qrels.setdefault(qid, {})[doc] = grade
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise TrecFormatError(
+                path,
+                lineno,
+                f"expected 4 fields 'qid 0 docid grade', got {len(fields)}",
+                line,
+            )
+        qid, _iteration, doc, grade_text = fields
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise TrecFormatError(
+                path, lineno, f"grade {grade_text!r} is not an integer", line
+            ) from None
+        if grade < 0:
+            raise TrecFormatError(
+                path, lineno, f"grade {grade} is negative (must be >= 0)", line
+            )
+        if (qid, doc) in first_seen:
+            raise TrecFormatError(
+                path,
+                lineno,
+                f"doc {doc!r} is judged twice for question {qid!r} "
+                f"(first on line {first_seen[qid, doc]})",
+                line,
+            )
+        first_seen[qid, doc] = lineno
+        qrels.setdefault(qid, {})[doc] = grade
     return qrels
 
 
@@ -190,7 +188,7 @@ def read_qrels(path: PathLike) -> dict[str, dict[str, int]]:
 
 
 def write_run(
-    run: Mapping[str, Union[Mapping[str, float], Sequence[str]]],
+    run: Mapping[str, Mapping[str, float] | Sequence[str]],
     path: PathLike,
     tag: str = "ddrsearch",
 ) -> None:
@@ -253,7 +251,7 @@ def write_run(
                 seen.add(d)
             n = len(docs)
             scores = [float(n - r + 1) for r in range(1, n + 1)]
-        for rank, (doc, score) in enumerate(zip(docs, scores), start=1):
+        for rank, (doc, score) in enumerate(zip(docs, scores, strict=True), start=1):
             _check_token(doc, "doc id")
             lines.append(f"{qid} Q0 {doc} {rank} {_format_score(score)} {tag}\n")
     with open(path, "w", encoding="utf-8", newline="\n") as f:
@@ -289,45 +287,44 @@ def read_run(path: PathLike) -> dict[str, dict[str, float]]:
     run: dict[str, dict[str, float]] = {}
     first_seen: dict[tuple[str, str], int] = {}
     for lineno, line in _lines(path):
-        if True:
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 6:
-                raise TrecFormatError(
-                    path,
-                    lineno,
-                    "expected 6 fields 'qid Q0 docid rank score tag', "
-                    f"got {len(fields)}",
-                    line,
-                )
-            qid, _q0, doc, rank_text, score_text, _tag = fields
-            try:
-                rank = int(rank_text)
-            except ValueError:
-                rank = 0
-            if rank < 1:
-                raise TrecFormatError(
-                    path, lineno, f"rank {rank_text!r} is not an integer >= 1", line
-                )
-            try:
-                score = float(score_text)
-            except ValueError:
-                raise TrecFormatError(
-                    path, lineno, f"score {score_text!r} is not a number", line
-                ) from None
-            if not math.isfinite(score):
-                raise TrecFormatError(
-                    path, lineno, f"score {score_text!r} is not finite", line
-                )
-            if (qid, doc) in first_seen:
-                raise TrecFormatError(
-                    path,
-                    lineno,
-                    f"doc {doc!r} is listed twice for question {qid!r} "
-                    f"(first on line {first_seen[qid, doc]})",
-                    line,
-                )
-            first_seen[qid, doc] = lineno
-            run.setdefault(qid, {})[doc] = score
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 6:
+            raise TrecFormatError(
+                path,
+                lineno,
+                "expected 6 fields 'qid Q0 docid rank score tag', "
+                f"got {len(fields)}",
+                line,
+            )
+        qid, _q0, doc, rank_text, score_text, _tag = fields
+        try:
+            rank = int(rank_text)
+        except ValueError:
+            rank = 0
+        if rank < 1:
+            raise TrecFormatError(
+                path, lineno, f"rank {rank_text!r} is not an integer >= 1", line
+            )
+        try:
+            score = float(score_text)
+        except ValueError:
+            raise TrecFormatError(
+                path, lineno, f"score {score_text!r} is not a number", line
+            ) from None
+        if not math.isfinite(score):
+            raise TrecFormatError(
+                path, lineno, f"score {score_text!r} is not finite", line
+            )
+        if (qid, doc) in first_seen:
+            raise TrecFormatError(
+                path,
+                lineno,
+                f"doc {doc!r} is listed twice for question {qid!r} "
+                f"(first on line {first_seen[qid, doc]})",
+                line,
+            )
+        first_seen[qid, doc] = lineno
+        run.setdefault(qid, {})[doc] = score
     return run

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NumpyIndex", "FaissFlatIndex", "FaissHNSWIndex", "make_index"]
+__all__ = ["FaissFlatIndex", "FaissHNSWIndex", "NumpyIndex", "make_index"]
 
 
 def _as_matrix(x: np.ndarray, name: str) -> np.ndarray:

@@ -23,11 +23,11 @@ os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the embedding model comes with the package; never download
 
 from ddrsearch.data import archive_dir
+from ddrsearch.errors import QueryError
 from ddrsearch.metrics import evaluate, mean_metrics, rank_by_score
 from ddrsearch.pipeline import build_retriever
 from ddrsearch.questions import load_questions
 from ddrsearch.report import load_archive
-from ddrsearch.errors import QueryError
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "solution_questions.yaml"
