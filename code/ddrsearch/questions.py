@@ -293,7 +293,7 @@ class QuestionSet:
         """
         return {q.id: q.qrels() for q in self.questions if q.answerable}
 
-    def answerable(self) -> "QuestionSet":
+    def answerable(self) -> QuestionSet:
         """Return the questions that have judgements (kinds ``text`` and ``numeric``) as a new set.
 
         Retrieval metrics are computed on these: use this set wherever
@@ -301,11 +301,11 @@ class QuestionSet:
         """
         return self._subset(f"{self.name}:answerable", [q for q in self.questions if q.answerable])
 
-    def unanswerable(self) -> "QuestionSet":
+    def unanswerable(self) -> QuestionSet:
         """Return the questions the archive cannot answer (kind ``unanswerable``) as a new set."""
         return self._subset(f"{self.name}:unanswerable", [q for q in self.questions if not q.answerable])
 
-    def _subset(self, name: str, questions: list[Question]) -> "QuestionSet":
+    def _subset(self, name: str, questions: list[Question]) -> QuestionSet:
         return QuestionSet(name=name, description=self.description, corpus=self.corpus, questions=questions,
                            path=self.path, evidence_checked=self.evidence_checked)
 
