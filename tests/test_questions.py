@@ -22,6 +22,7 @@ from ddrsearch.errors import DataNotFoundError, QuestionSetError
 from ddrsearch.questions import (
     CATEGORIES,
     DIFFICULTIES,
+    KINDS,
     SPLITS,
     STYLES,
     Judgement,
@@ -153,10 +154,11 @@ def test_archive_mixes_categories_styles_and_difficulties(archive_set):
 
 def test_archive_has_questions_with_several_relevant_reports(archive_set):
     assert sum(len(q.relevant) > 1 for q in archive_set) >= 6
-    assert all(len(q.relevant) >= 1 for q in archive_set)
+    assert all(len(q.relevant) >= 1 for q in archive_set.answerable())
 
 
 def test_archive_split_is_about_40_60_and_stratified(archive_set):
+    archive_set = archive_set.answerable()
     assert all(q.split in SPLITS for q in archive_set)
     dev, test = archive_set.split("dev"), archive_set.split("test")
     assert len(dev) + len(test) == len(archive_set)
@@ -200,7 +202,7 @@ def test_shipped_ids_are_unique_and_trec_safe(starter, archive_set):
 
 def test_qrels_by_id_and_frames(archive_set):
     qrels = archive_set.qrels()
-    assert list(qrels) == archive_set.ids
+    assert list(qrels) == archive_set.answerable().ids  # unanswerable questions have no judgements
     assert all(isinstance(g, int) and g in (1, 2, 3) for d in qrels.values() for g in d.values())
     q = archive_set.by_id[archive_set.ids[0]]
     assert isinstance(q, Question) and archive_set[q.id] is q
@@ -209,9 +211,10 @@ def test_qrels_by_id_and_frames(archive_set):
         archive_set["no-such-question"]
 
     df = archive_set.to_frame()
-    assert list(df.columns) == ["id", "question", "category", "difficulty", "style", "split", "n_relevant",
-                                "relevant"]
+    assert list(df.columns) == ["id", "question", "category", "difficulty", "style", "split", "kind",
+                                "n_relevant", "relevant"]
     assert len(df) == len(archive_set)
+    assert (df.loc[df.kind == "unanswerable", "n_relevant"] == 0).all()
     jf = archive_set.to_frame(judgements=True)
     assert len(jf) == sum(len(q.relevant) for q in archive_set)
     assert {"report", "report_number", "grade", "evidence"} <= set(jf.columns)
@@ -469,3 +472,111 @@ def test_structure_is_checked_without_the_pdfs(tmp_path):
     problems = problems_of(write_set(tmp_path, [question(), question()]), check_evidence=False,
                            archive_folder=empty)
     assert len(problems) == 1 and "duplicate id" in problems[0]
+
+
+# --- kinds: text, numeric, unanswerable ------------------------------------------------------------
+
+# For each unanswerable archive question, the pattern its "# searched:" comment records; none may
+# match the OPERATIONS rows, PRESENT OPERATIONS or ACTIVITY PLANNED of any of the 76 reports.
+UNANSWERABLE_PATTERNS = {
+    "A102": r"\bkick(ed)?\b|influx|pit gain|flow ?check|well control",
+    "A103": r"H2S|hydrogen sul|sour gas|gas alarm",
+    "A104": r"rig release|released the rig|move (out|off)|next (well|pad|location)|tear down the rig",
+    "A105": r"casing.{0,40}stuck|stuck.{0,40}casing|hung up|could not (run|get)",
+    "A106": r"BOP.{0,80}(fail|leak)|test.{0,30}fail|fail.{0,30}test",
+    "A107": r"(mud weight|\bMW\b)[^0-9]{0,12}(9\.[6-9]|1\d\.)",
+    "A108": r"\bfire\b(?! up)|extinguish|burn|smoke",
+    "A109": r"injur|incident|first aid|hurt|ambulance|medic",
+    "A110": r"\bsnow|blizzard|\bice\b|\bicy\b|freez",
+    "A111": r"sidetrack|side track|whipstock|kick ?off plug|open ?hole plug",
+    "A112": r"oil.based|\bOBM\b|invert|diesel",
+    "A113": r"\bLCM\b|lost circulation|fib(re|er)|calcium carb|nut ?plug|mica\b",
+    "A114": r"twist|parted|backed? ?off",
+    "A115": r"spill|leak.{0,30}(ground|pad|location)",
+    "A116": r"\bDST\b|drill ?stem test",
+    "A117": r"squeeze|remedial|top ?job",
+    "A118": r"perforat|perf gun|\bTCP\b",
+    "A119": r"coil|\bCTU\b",
+}
+
+
+def test_archive_counts_by_kind_and_style(archive_set):
+    kinds = Counter(q.kind for q in archive_set)
+    assert set(kinds) <= set(KINDS)
+    assert kinds["numeric"] >= 14 and kinds["unanswerable"] >= 16
+    answerable = archive_set.answerable()
+    assert len(answerable) + len(archive_set.unanswerable()) == len(archive_set)
+    assert len(answerable) >= 100
+    styles = Counter(q.style for q in answerable)
+    assert styles["paraphrase"] >= 30 and styles["shorthand"] >= 25, styles
+    # the unanswerable questions are split like the others: about 40 % dev
+    un = archive_set.unanswerable()
+    assert 0.3 <= len(un.split("dev")) / len(un) <= 0.5
+
+
+def test_the_original_56_questions_keep_their_splits(archive_set):
+    dev = {"A02", "A08", "A09", "A10", "A11", "A15", "A16", "A19", "A21", "A25", "A26", "A27", "A30", "A31",
+           "A36", "A38", "A41", "A42", "A44", "A47", "A50", "A51", "A52"}
+    first = [q for q in archive_set if int(q.id[1:]) <= 56]
+    assert len(first) == 56 and all(q.kind == "text" for q in first)
+    assert {q.id for q in first if q.split == "dev"} == dev
+
+
+def test_unanswerable_questions_have_no_judgements(archive_set):
+    un = archive_set.unanswerable()
+    assert set(un.ids) == set(UNANSWERABLE_PATTERNS)
+    assert all(q.relevant == () and not q.answerable for q in un)
+    assert un.qrels() == {}
+    assert not set(un.ids) & set(archive_set.qrels())
+    assert all(q.answerable and q.relevant for q in archive_set.answerable())
+
+
+def test_unanswerable_searches_find_nothing_in_any_report(archive):
+    texts = []
+    for r in archive:
+        rows = " ".join(o.operations for o in r.operations)
+        head = " ".join(str(r.header.get(k) or "") for k in ("PRESENT OPERATIONS", "ACTIVITY PLANNED"))
+        texts.append((r.file_name, re.sub(r"\s+", " ", f"{head} {rows}")))
+    text = ARCHIVE.read_text(encoding="utf-8")
+    for qid, pattern in UNANSWERABLE_PATTERNS.items():
+        found = [name for name, t in texts if re.search(pattern, t, re.IGNORECASE)]
+        assert not found, f"{qid}: {pattern!r} matches {found}"
+    # the "stuck" searched for A105 occurs once, in report 38's drill string: the control case
+    assert [name for name, t in texts if re.search(r"stuck", t, re.IGNORECASE)] == [R[38]]
+    assert "- id: A105" in text
+
+
+def test_loader_accepts_an_unanswerable_question_with_an_empty_list(tmp_path, archive_folder):
+    un = question("U1", kind="unanswerable")
+    un["relevant"] = []
+    qs = load_questions(write_set(tmp_path, [question("Q1", kind="numeric"), un], name="ok.yaml"),
+                        archive_folder=archive_folder)
+    assert qs["U1"].kind == "unanswerable" and qs["U1"].relevant == () and not qs["U1"].answerable
+    assert qs["Q1"].kind == "numeric" and qs["Q1"].answerable
+    assert qs.qrels() == {"Q1": {R[38]: 3}}
+    assert qs.answerable().ids == ["Q1"] and qs.unanswerable().ids == ["U1"]
+    assert qs.split("dev").unanswerable().ids == ["U1"]
+
+
+def test_kind_defaults_to_text(starter):
+    assert all(q.kind == "text" and q.answerable for q in starter)
+
+
+def test_loader_refuses_judgements_on_an_unanswerable_question(tmp_path, archive_folder):
+    path = write_set(tmp_path, [question(kind="unanswerable")])
+    problems = problems_of(path, archive_folder=archive_folder)
+    assert len(problems) == 1 and "Q1" in problems[0] and "unanswerable" in problems[0]
+    assert "relevant: []" in problems[0]
+
+
+def test_loader_refuses_an_empty_list_on_an_answerable_question(tmp_path, archive_folder):
+    for kind in ("text", "numeric"):
+        q = question(kind=kind)
+        q["relevant"] = []
+        problems = problems_of(write_set(tmp_path, [q]), archive_folder=archive_folder)
+        assert len(problems) == 1 and "empty judgement list" in problems[0] and "unanswerable" in problems[0]
+
+
+def test_loader_refuses_an_unknown_kind(tmp_path, archive_folder):
+    problems = problems_of(write_set(tmp_path, [question(kind="date")]), archive_folder=archive_folder)
+    assert len(problems) == 1 and "kind 'date'" in problems[0]

@@ -169,9 +169,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     questions = load_questions(args.questions)
     if args.split != "all":
         questions = questions.split(args.split)
-        if not len(questions):
-            print(f"ddrsearch eval: {args.questions} has no {args.split} questions", file=sys.stderr)
-            return 1
+    name, n_unanswerable = questions.name, len(questions.unanswerable())
+    questions = questions.answerable()  # retrieval metrics need judgements
+    if not len(questions):
+        where = "" if args.split == "all" else f" in the {args.split} split"
+        print(f"ddrsearch eval: {args.questions} has no answerable questions{where}", file=sys.stderr)
+        return 1
     corpus = args.corpus or questions.corpus
     reports = read_reports(corpus_paths(corpus, args.archive))
     names = {r.file_name for r in reports}
@@ -185,7 +188,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         results[m] = evaluate_retriever(build_retriever(m, reports), questions, k=args.k)
     table = compare(results, k=args.k)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(f"{questions.name}: {len(questions)} questions over {len(reports)} reports, k = {args.k}\n")
+        left_out = f" ({n_unanswerable} unanswerable left out)" if n_unanswerable else ""
+        print(f"{name}: {len(questions)} questions over {len(reports)} reports, k = {args.k}{left_out}\n")
         print(table.round(3).to_string())
         print()
         print(breakdown(results, "category", f"recall@{args.k}").round(3).to_string())

@@ -35,7 +35,9 @@ def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth
 
     Args:
         retriever: an indexed retriever.
-        questions: a question set (or a list of questions).
+        questions: a question set (or a list of questions). Unanswerable
+            questions (kind ``unanswerable``: no judgements) are skipped:
+            retrieval metrics are undefined for them.
         depth: how many reports to ask for per question; default all the
             retriever has indexed.
         notes: if given, filled with question id -> why the method
@@ -53,6 +55,8 @@ def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth
     out: dict[str, list[str]] = {}
     skipped: dict[str, str] = {}
     for q in questions:
+        if not q.answerable:
+            continue
         try:
             # the ranking search() returns, without looking up each hit's matching line
             out[q.id] = rank_by_score(retriever.report_scores(q.question))[:depth]
@@ -86,23 +90,26 @@ def evaluate_run(ranked: Mapping[str, Sequence[str]], questions: QuestionSet, k:
 
     Returns:
         One row per question (index: question id) with columns ``question,
-        category, difficulty, style, split, ranks`` (see :func:`format_ranks`),
+        category, difficulty, style, split, kind, ranks`` (see :func:`format_ranks`),
         ``first_rank`` (rank of the first relevant report, ``NaN`` if none
         was retrieved), ``note`` (why a method retrieved nothing, from
         :func:`run`; empty otherwise) and the metrics ``P@k, recall@k, hit@k,
-        RR, AP, NDCG@k``.
+        RR, AP, NDCG@k``. Unanswerable questions (no judgements) have no
+        row: retrieval metrics are undefined for them.
     """
     notes = notes or {}
     qrels = questions.qrels()
     metrics = evaluate({qid: list(ranked.get(qid, [])) for qid in qrels}, qrels, k, gain=gain)
     rows = []
     for q in questions:
+        if not q.answerable:
+            continue
         ranking = list(ranked.get(q.id, []))
         rel = set(q.relevant_reports)
         first = next((i for i, r in enumerate(ranking, start=1) if r in rel), None)
         rows.append({
             "id": q.id, "question": q.question, "category": q.category, "difficulty": q.difficulty,
-            "style": q.style, "split": q.split, "ranks": format_ranks(ranking, q),
+            "style": q.style, "split": q.split, "kind": q.kind, "ranks": format_ranks(ranking, q),
             "first_rank": float(first) if first is not None else float("nan"),
             "note": notes.get(q.id, ""),
         })
@@ -138,7 +145,7 @@ def breakdown(results: Mapping[str, pd.DataFrame], by: str = "category", metric:
 
     Args:
         results: method name -> per-question table.
-        by: ``"category"``, ``"difficulty"``, ``"style"`` or ``"split"``.
+        by: ``"category"``, ``"difficulty"``, ``"style"``, ``"split"`` or ``"kind"``.
         metric: a metric column, e.g. ``"recall@5"``, ``"NDCG@5"``, ``"RR"``.
 
     Raises:

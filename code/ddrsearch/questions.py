@@ -29,7 +29,8 @@ A YAML file with four top-level keys and nothing else::
         difficulty: hard           # easy | medium | hard
         style: literal             # literal | paraphrase | shorthand
         split: test                # dev | test  (required when corpus is archive)
-        relevant:                  # at least one judgement
+        kind: text                 # optional: text (default) | numeric | unanswerable
+        relevant:                  # at least one judgement ([] when kind is unanswerable)
           - report: FORGE-16A-78-32_Drilling_038_2020-11-26.pdf
             grade: 3               # 3 main story, 2 clearly describes it, 1 mentions it
             evidence: "During the slide lost tool face"
@@ -38,7 +39,13 @@ A YAML file with four top-level keys and nothing else::
 the question's words relate to the report's: ``literal`` (the report uses the
 question's words), ``paraphrase`` (the same event in other words) or
 ``shorthand`` (rig shorthand the report spells differently, e.g. "POOH" when
-the report says "trip out of hole", or the reverse).
+the report says "trip out of hole", or the reverse). The optional ``kind``
+says what the question asks for: ``text`` (the default) an event, ``numeric``
+a depth, date, footage, mud weight or pressure, ``unanswerable`` something
+the archive does not hold; an unanswerable question has ``relevant: []``
+and is left out of :meth:`QuestionSet.qrels` and of the retrieval metrics
+(:meth:`QuestionSet.answerable` and :meth:`QuestionSet.unanswerable` give
+the two groups).
 
 ``evidence`` is a short exact quotation from the report the judgement is
 about. It is matched against the report's page text (:attr:`Report.text
@@ -55,7 +62,8 @@ Loading
 :class:`QuestionSetError` listing *every* problem (question id, YAML line,
 report file): unknown or missing keys, bad category / difficulty / style /
 split values, a report not in the manifest (or, for a sample set, not in the
-sample), an empty judgement list, a duplicate question id, a report judged
+sample), an empty judgement list (or a non-empty one on an unanswerable
+question), a bad kind, a duplicate question id, a report judged
 twice in one question, a grade outside 1-3 and an evidence quotation that is
 not in the report it is attributed to. Checking the evidence reads the PDFs
 the file refers to (each once); without them it raises
@@ -85,6 +93,7 @@ __all__ = [
     "CORPORA",
     "DIFFICULTIES",
     "GRADES",
+    "KINDS",
     "QUESTION_SETS",
     "SPLITS",
     "STYLES",
@@ -121,6 +130,12 @@ STYLES = ("literal", "paraphrase", "shorthand")
 #: ``dev`` questions may be looked at while tuning; ``test`` questions are held out.
 SPLITS = ("dev", "test")
 
+#: What a question asks for (optional key ``kind``, default ``text``): ``text`` an event in
+#: words, ``numeric`` a depth, date, footage, mud weight or pressure (answerable, judged like
+#: any other), ``unanswerable`` something the archive does not contain (no judgements: the
+#: right answer is "not found in these reports").
+KINDS = ("text", "numeric", "unanswerable")
+
 #: Corpora a question set can be about (see :func:`ddrsearch.data.corpus_paths`).
 CORPORA = ("sample", "archive")
 
@@ -131,7 +146,7 @@ GRADES = (1, 2, 3)
 QUESTION_SETS = ("starter", "archive")
 
 TOP_LEVEL_KEYS = ("name", "description", "corpus", "questions")
-QUESTION_KEYS = ("id", "question", "category", "difficulty", "style", "split", "relevant")
+QUESTION_KEYS = ("id", "question", "category", "difficulty", "style", "split", "kind", "relevant")
 REQUIRED_QUESTION_KEYS = ("id", "question", "category", "difficulty", "style", "relevant")
 JUDGEMENT_KEYS = ("report", "grade", "evidence")
 
@@ -178,7 +193,9 @@ class Question:
         difficulty: ``easy``, ``medium`` or ``hard``.
         style: ``literal``, ``paraphrase`` or ``shorthand``.
         split: ``dev``, ``test`` or ``None`` (a set without splits).
-        relevant: the judgements, in file order.
+        relevant: the judgements, in file order (empty for an
+            ``unanswerable`` question).
+        kind: ``text`` (default), ``numeric`` or ``unanswerable`` (see :data:`KINDS`).
     """
 
     id: str
@@ -188,6 +205,12 @@ class Question:
     style: str
     split: str | None
     relevant: tuple[Judgement, ...]
+    kind: str = "text"
+
+    @property
+    def answerable(self) -> bool:
+        """``False`` for a question the archive cannot answer (kind ``unanswerable``)."""
+        return self.kind != "unanswerable"
 
     def qrels(self) -> dict[str, int]:
         """Return report file name -> grade for this question."""
@@ -250,8 +273,26 @@ class QuestionSet:
 
         This is the shape :func:`ddrsearch.metrics.evaluate` and
         :func:`ddrsearch.trec.write_qrels` take (and ``pytrec_eval``/``ranx``).
+        Unanswerable questions have no judgements and are left out (a metric
+        such as recall is undefined for them); see :meth:`unanswerable`.
         """
-        return {q.id: q.qrels() for q in self.questions}
+        return {q.id: q.qrels() for q in self.questions if q.answerable}
+
+    def answerable(self) -> QuestionSet:
+        """Return the questions that have judgements (kinds ``text`` and ``numeric``) as a new set.
+
+        Retrieval metrics are computed on these: use this set wherever
+        questions are counted or scored.
+        """
+        return self._subset(f"{self.name}:answerable", [q for q in self.questions if q.answerable])
+
+    def unanswerable(self) -> QuestionSet:
+        """Return the questions the archive cannot answer (kind ``unanswerable``) as a new set."""
+        return self._subset(f"{self.name}:unanswerable", [q for q in self.questions if not q.answerable])
+
+    def _subset(self, name: str, questions: list[Question]) -> QuestionSet:
+        return QuestionSet(name=name, description=self.description, corpus=self.corpus, questions=questions,
+                           path=self.path, evidence_checked=self.evidence_checked)
 
     def queries(self) -> dict[str, str]:
         """Return ``{question id: question text}``."""
@@ -267,40 +308,38 @@ class QuestionSet:
             raise ValueError(f"unknown split {name!r}: use one of {', '.join(SPLITS)}")
         if all(q.split is None for q in self.questions):
             raise ValueError(f"question set {self.name!r} has no dev/test split")
-        return QuestionSet(
-            name=f"{self.name}:{name}", description=self.description, corpus=self.corpus,
-            questions=[q for q in self.questions if q.split == name], path=self.path,
-            evidence_checked=self.evidence_checked,
-        )
+        return self._subset(f"{self.name}:{name}", [q for q in self.questions if q.split == name])
 
     def to_frame(self, judgements: bool = False):
         """Return the set as a pandas DataFrame.
 
         Args:
             judgements: ``False`` (default): one row per question with columns
-                ``id, question, category, difficulty, style, split, n_relevant,
-                relevant`` (``relevant`` lists ``report_number:grade`` items,
-                e.g. ``"38:3 39:1"``; the completion report is ``C3``).
+                ``id, question, category, difficulty, style, split, kind,
+                n_relevant, relevant`` (``relevant`` lists
+                ``report_number:grade`` items, e.g. ``"38:3 39:1"``; the
+                completion report is ``C3``; empty for an unanswerable question).
                 ``True``: one row per judgement with columns ``id, question,
-                category, difficulty, style, split, report, report_number,
-                phase, grade, evidence``.
+                category, difficulty, style, split, kind, report,
+                report_number, phase, grade, evidence`` (unanswerable questions
+                have no rows).
         """
         import pandas as pd
 
         if judgements:
-            cols = ["id", "question", "category", "difficulty", "style", "split",
+            cols = ["id", "question", "category", "difficulty", "style", "split", "kind",
                     "report", "report_number", "phase", "grade", "evidence"]
             rows = [
                 {"id": q.id, "question": q.question, "category": q.category, "difficulty": q.difficulty,
-                 "style": q.style, "split": q.split, "report": j.report, "report_number": j.report_number,
+                 "style": q.style, "split": q.split, "kind": q.kind, "report": j.report, "report_number": j.report_number,
                  "phase": j.phase, "grade": j.grade, "evidence": j.evidence}
                 for q in self.questions for j in q.relevant
             ]
             return pd.DataFrame(rows, columns=cols)
-        cols = ["id", "question", "category", "difficulty", "style", "split", "n_relevant", "relevant"]
+        cols = ["id", "question", "category", "difficulty", "style", "split", "kind", "n_relevant", "relevant"]
         rows = [
             {"id": q.id, "question": q.question, "category": q.category, "difficulty": q.difficulty,
-             "style": q.style, "split": q.split, "n_relevant": len(q.relevant),
+             "style": q.style, "split": q.split, "kind": q.kind, "n_relevant": len(q.relevant),
              "relevant": " ".join(f"{_short_report(j)}:{j.grade}" for j in q.relevant)}
             for q in self.questions
         ]
@@ -534,17 +573,23 @@ def _check_question(pos, raw, corpus, entries, seen_ids, problems: _Problems, to
     if "question" in raw and (not isinstance(text, str) or not text.strip()):
         problems.add(f"{where}: 'question' must be a non-empty string, not {text!r}", key)
     for k, allowed in (("category", tuple(CATEGORIES)), ("difficulty", DIFFICULTIES), ("style", STYLES),
-                       ("split", SPLITS)):
+                       ("split", SPLITS), ("kind", KINDS)):
         if k in raw and raw[k] not in allowed:
             problems.add(f"{where}: {k} {raw[k]!r} is not one of {', '.join(allowed)}", key)
 
+    kind = raw.get("kind", "text")
     rel = raw.get("relevant")
     if "relevant" in raw:
         if not isinstance(rel, list):
             problems.add(f"{where}: 'relevant' must be a list of judgements, not {type(rel).__name__}", key)
             rel = []
-        elif not rel:
-            problems.add(f"{where}: empty judgement list: 'relevant' needs at least one report", key)
+        elif kind == "unanswerable" and rel:
+            problems.add(f"{where}: an unanswerable question has no relevant reports: give 'relevant: []' "
+                         f"(found {len(rel)} judgement(s)), or change its kind", key)
+            rel = []
+        elif not rel and kind != "unanswerable":
+            problems.add(f"{where}: empty judgement list: 'relevant' needs at least one report "
+                         "(or 'kind: unanswerable' for a question the archive cannot answer)", key)
     judgements: list[Judgement] = []
     seen_reports: set[str] = set()
     for jpos, jraw in enumerate(rel or [], start=1):
@@ -555,7 +600,7 @@ def _check_question(pos, raw, corpus, entries, seen_ids, problems: _Problems, to
     if len(problems) > n_before:
         return None
     return Question(id=qid, question=text.strip(), category=raw["category"], difficulty=raw["difficulty"],
-                    style=raw["style"], split=raw.get("split"), relevant=tuple(judgements))
+                    style=raw["style"], split=raw.get("split"), relevant=tuple(judgements), kind=kind)
 
 
 def _check_judgement(label, key, jraw, corpus, entries, seen_reports, problems: _Problems,
