@@ -10,10 +10,15 @@ import datetime as dt
 import math
 
 import pytest
-
 from ddrsearch.fields import (
-    FIELDS, TypedValue, archive_fields, check_sequence, fields_frame, fields_long, operations_table,
-    parse_quantity, typed_fields,
+    FIELDS,
+    TypedValue,
+    archive_fields,
+    check_sequence,
+    fields_frame,
+    fields_long,
+    operations_table,
+    parse_quantity,
 )
 from ddrsearch.patterns import PatternError, extreme, find_jumps, first_reaching
 
@@ -185,3 +190,19 @@ def test_numeric_answers_on_the_archive(frame, long, ops):
     assert [(a.report_number, a.value) for a in mw] == [(33, 9.3)]
     with pytest.raises(PatternError):
         first_reaching(frame, long, ops, "md_ft", 20000)
+
+
+@pytest.mark.data
+def test_event_sequence_orders_the_fishing_rows_by_date(archive, frame, ops):
+    """BM25 over operation rows (no model): the rows found for the fishing story come in date and row order."""
+    from ddrsearch.patterns import event_sequence
+    from ddrsearch.pipeline import build_retriever
+
+    bm25 = build_retriever("bm25", archive, unit="operation", expand=True)
+    window = set(frame.loc[frame["report_number"].between(38, 51), "report"])
+    story = event_sequence(bm25, ["stuck pipe", "fishing", "milled up lost pieces"], ops, k=10, reports=window)
+    assert set(story["report_number"]) <= set(range(38, 52))
+    assert list(story["date"]) == sorted(story["date"])
+    fishing = story[story["code"] == "Fishing"]
+    assert list(fishing["report_number"]) == [50] and "Milled up lost pieces of bit" in fishing["text"].iloc[0]
+    assert not story["npt"].any()  # the NPT column says nothing about these rows

@@ -34,14 +34,23 @@ Nothing here changes :mod:`ddrsearch.report`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .report import Report, _join, _lines, open_pdf
 
 __all__ = [
-    "TypedValue", "FieldSpec", "FIELDS", "parse_quantity", "read_tables", "typed_fields",
-    "check_sequence", "archive_fields", "fields_long", "fields_frame", "operations_table",
+    "FIELDS",
+    "FieldSpec",
+    "TypedValue",
+    "archive_fields",
+    "check_sequence",
+    "fields_frame",
+    "fields_long",
+    "operations_table",
+    "parse_quantity",
+    "read_tables",
+    "typed_fields",
 ]
 
 
@@ -283,8 +292,7 @@ def read_tables(report: Report) -> dict[str, list[dict[str, str]]]:
                         continue
                     rows: list[dict[str, str]] = []
                     for line, line_text in zip(lines[k + 2:], texts[k + 2:]):
-                        if line_text.strip() in _STOPS or line_text.startswith("BIT NO.") \
-                                or line_text.startswith("TIME BREAKDOWN"):
+                        if line_text.strip() in _STOPS or line_text.startswith(("BIT NO.", "TIME BREAKDOWN")):
                             break
                         cells: dict[str, list[str]] = {c: [] for c, _, _ in spans}
                         for w in line:

@@ -19,13 +19,21 @@ chapters/13-patterns-across-days.ipynb):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .errors import DDRSearchError
 
-__all__ = ["JumpResult", "find_jumps", "event_sequence", "Answer", "first_reaching", "extreme",
-           "rows_mentioning_depth", "DEFAULT_K"]
+__all__ = [
+    "DEFAULT_K",
+    "Answer",
+    "JumpResult",
+    "event_sequence",
+    "extreme",
+    "find_jumps",
+    "first_reaching",
+    "rows_mentioning_depth",
+]
 
 #: Cut-off on the modified z-score (Iglewicz and Hoaglin, 1993, "How to detect and handle outliers").
 DEFAULT_K = 3.5
