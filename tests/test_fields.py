@@ -10,6 +10,7 @@ import datetime as dt
 import math
 
 import pytest
+
 from ddrsearch.fields import (
     FIELDS,
     TypedValue,

@@ -160,6 +160,10 @@ class TrecFormatError(DDRSearchError, ValueError):
         super().__init__(f"{self.path}, line {lineno}: {problem}: {line.rstrip()!r}")
 
 
+class PatternError(DDRSearchError, ValueError):
+    """A series or table is too short or lacks the columns a pattern needs."""
+
+
 # --- text and glossary -------------------------------------------------------------
 
 class GlossaryError(DDRSearchError, ValueError):

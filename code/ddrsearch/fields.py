@@ -1,5 +1,10 @@
 """Typed numeric fields of a daily drilling report: numbers with units, never a silent 0.
 
+Why one module: the field table (names, labels, expected units), the readers
+of the header and of the mud, bits, pumps and BHA tables, and the checks
+across days all serve one concept, a report's typed numbers; the readers are
+the part that could move to a module of their own if a second template is added.
+
 A :class:`ddrsearch.report.Report` keeps its header as printed strings
 (``MD/TVD: 6507``, ``24 HR FTG: 147``). The WellEz page also prints numbers
 outside the header: the MUD table (mud weight, viscosities), DRILL BITS (bit
@@ -37,7 +42,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .report import Report, _join, _lines, open_pdf
+from .pdf import group_lines, join_words, open_pdf, page_words
+from .report import Report
 
 __all__ = [
     "FIELDS",
@@ -162,7 +168,7 @@ _STOPS = ("BOP", "CASING", "MUD", "DRILL BITS", "PUMPS", "BHA", "SURVEY DATA", "
 #: ``LABEL: value`` labels of the BHA summary lines.
 BHA_LABELS = ("DESCRIPTION", "LENGTH", "BHA WT. AIR", "BHA WT. MUD", "HRS. ON JARS", "ROT. WT.", "P.U. WT.",
               "S.O. WT.", "TORQUE")
-_BHA_RE = re.compile(r"(?<![A-Z.])(" + "|".join(re.escape(l) for l in BHA_LABELS) + r"):")
+_BHA_RE = re.compile(r"(?<![A-Z.])(" + "|".join(re.escape(label) for label in BHA_LABELS) + r"):")
 
 #: Unit spellings accepted for each expected unit (lower case). Any other unit printed is a mismatch.
 UNIT_ALIASES = {
@@ -280,8 +286,8 @@ def read_tables(report: Report) -> dict[str, list[dict[str, str]]]:
     doc = open_pdf(report.path)
     try:
         for page in doc:
-            lines = _lines(page.get_text("words"))
-            texts = [_join(line) for line in lines]
+            lines = group_lines(page_words(page))
+            texts = [join_words(line) for line in lines]
             in_bha = False
             for k, text in enumerate(texts):
                 if text in _STOPS:

@@ -1,5 +1,10 @@
 """Retrieval metrics for one question and means over a question set.
 
+Why one module: every metric here follows one reference, trec_eval, shares
+one set of input checks (grades, duplicates, ``k``) and one tie rule, and the
+property-based tests compare them side by side with pytrec_eval; each
+function is short, and splitting them would scatter the shared definitions.
+
 Vocabulary used throughout this module:
 
 * a *doc id* is a report file name such as

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import DDRSearchError
+from .errors import PatternError
 
 __all__ = [
     "DEFAULT_K",
@@ -40,10 +40,6 @@ DEFAULT_K = 3.5
 
 #: 0.6745 is the 0.75 quantile of the standard normal: with it, MAD estimates one standard deviation.
 _NORMAL_MAD = 0.6745
-
-
-class PatternError(DDRSearchError, ValueError):
-    """A series or table is too short or lacks the columns a pattern needs."""
 
 
 @dataclass
