@@ -151,7 +151,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
 def _cmd_ask(args: argparse.Namespace) -> int:
     from .answers import Answerer
     from .data import corpus_paths
-    from .generation import GenerationError, build_prompt, chat, check_citations, llm_config
+    from .generation import (
+        GenerationError,
+        build_prompt,
+        chat,
+        check_citations,
+        llm_config,
+    )
     from .report import read_reports
 
     reports = read_reports(corpus_paths(args.corpus, args.archive))

@@ -151,7 +151,7 @@ def split_sentences(text: str) -> list[str]:
     text = " ".join(text.split())
     if not text:
         return []
-    parts = re.split(r"(?<=[.!?])((?:\s*\[[^\]]*\])*)\s+(?=[A-Z\"'(\[])", text)
+    parts = re.split(r"(?<=[.!?])((?:\s*\[[^\]]*\])*)\s+(?=[A-Z\"'(])", text)
     out: list[str] = []
     for i in range(0, len(parts), 2):
         s = parts[i] + (parts[i + 1] if i + 1 < len(parts) else "")
