@@ -38,7 +38,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.requests.append((self.path, body))
         mode = self.server.mode
         if mode == "slow":
-            time.sleep(2.0)
+            time.sleep(2.0)   # longer than the client's timeout: the client has gone, write nothing
+            return
         if mode == "error":
             self.send_response(500)
             self.end_headers()
