@@ -1,0 +1,134 @@
+"""Answer cards on the real archive: row ids, the stuck-pipe answer, refusals, the calibrated threshold."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from ddrsearch.answers import (
+    ANSWER_THRESHOLD,
+    Answerer,
+    CitationError,
+    calibrate_threshold,
+    question_order,
+    resolve_row_id,
+    row_id,
+    search_words,
+)
+from ddrsearch.cli import main
+from ddrsearch.questions import load_questions
+from ddrsearch.retrieval import QueryError
+
+from conftest import PROJECT, REPORT_38
+
+UNANSWERABLE = PROJECT / "datasets" / "eval" / "unanswerable.yaml"
+
+
+def unanswerable(split=None):
+    qs = yaml.safe_load(UNANSWERABLE.read_text(encoding="utf-8"))["questions"]
+    return [q for q in qs if split is None or q["split"] == split]
+
+
+@pytest.fixture(scope="module")
+def answerer(archive):
+    return Answerer(archive)
+
+
+def test_question_order_and_search_words():
+    assert question_order("when did we last get stuck?") == "latest"
+    assert question_order("When did we first run casing") == "earliest"
+    assert question_order("stuck pipe") == "score"
+    assert search_words("when did we last get stuck?") == "stuck?"
+    assert search_words("what happened on 2020-12-25?") == "happened on ?"
+
+
+@pytest.mark.data
+def test_row_ids_resolve_and_missing_ones_are_named(archive, by_name):
+    r38 = by_name[REPORT_38]
+    assert row_id(r38, r38.operations[8]) == "D038-r08"
+    report, row = resolve_row_id("D038-r08", archive)
+    assert report is r38 and "became stuck" in row.operations
+    ids = [row_id(r, row) for r in archive for row in r.operations]
+    assert len(ids) == len(set(ids)) == 610
+    with pytest.raises(CitationError, match="report D001 is not among the 76 reports"):
+        resolve_row_id("D001-r00", archive)
+    with pytest.raises(CitationError, match=r"D038 .* has 10 operation rows .* no row 12"):
+        resolve_row_id("D038-r12", archive)
+    with pytest.raises(CitationError, match="not a row id"):
+        resolve_row_id("row 8 of 38", archive)
+
+
+@pytest.mark.data
+def test_unanswerable_questions_are_absent_from_every_report(archive):
+    qs = unanswerable()
+    assert len(qs) >= 15 and len({q["id"] for q in qs}) == len(qs)
+    assert {q["split"] for q in qs} == {"dev", "test"}
+    for q in qs:
+        hits = [r.file_name for r in archive if re.search(q["absent"], r.text, re.I)]
+        assert not hits, f"{q['id']} ({q['absent']}) occurs in {hits}"
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_threshold_is_the_one_calibrated_on_dev(answerer):
+    dev = load_questions("archive").split("dev")
+    a = [answerer.ask(q.question).evidence for q in dev]
+    u = [answerer.ask(q["question"]).evidence for q in unanswerable("dev")]
+    assert calibrate_threshold(a, u) == pytest.approx(ANSWER_THRESHOLD, abs=1e-9)
+
+
+def test_calibration_picks_the_separating_midpoint():
+    assert calibrate_threshold([0.6, 0.8], [0.2, 0.4]) == 0.5
+    with pytest.raises(ValueError):
+        calibrate_threshold([], [0.1])
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_ask_last_stuck_prints_the_latest_stuck_report_first(archive_folder, capsys):
+    a01 = next(q for q in load_questions("archive") if q.id == "A01")
+    stuck = {j.report for j in a01.relevant if j.grade >= 2}   # the reports where the pipe got stuck
+    assert main(["ask", "when did we last get stuck?", "--corpus", "archive"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    first = next(line for line in out if re.match(r"^[DC]\d{3}  report", line))
+    label = first.split()[0]
+    number = int(label[1:])
+    latest = max((j for j in stuck), key=lambda n: n)  # file names sort by report number
+    assert f"_{number:03d}_" in latest
+    assert "2020-11-26" in first
+    assert any("[D038-r08] 23:30-04:00" in line for line in out)
+    assert "became stuck" in " ".join(out)
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_unanswerable_question_prints_not_found(archive_folder, capsys):
+    assert main(["ask", "when did we take a kick?", "--corpus", "archive"]) == 0
+    assert "Not found in these reports" in capsys.readouterr().out
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_first_orders_earliest_and_a_gap_day_has_no_report(answerer):
+    card = answerer.ask("when did we first run casing?", k=10)
+    dates = [r.date for label, rows in card.groups() for r in rows[:1]]
+    assert card.found and dates == sorted(dates)
+    gap = answerer.ask("what did we do on 2021-01-04?")
+    assert not gap.found and "no report for that day" in gap.note
+    assert "D076" in gap.note and "C003" in gap.note
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_empty_or_stopword_question_is_the_search_error(answerer, capsys):
+    with pytest.raises(QueryError, match="empty"):
+        answerer.ask("   ")
+    with pytest.raises(QueryError, match="no searchable words"):
+        answerer.ask("when did we?")
+    assert main(["ask", "the of"]) == 1
+    ask_err = capsys.readouterr().err
+    assert main(["search", "the of"]) == 1
+    search_err = capsys.readouterr().err
+    assert ask_err.replace("ddrsearch ask", "") == search_err.replace("ddrsearch search", "")
