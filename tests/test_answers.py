@@ -7,21 +7,12 @@ import re
 import pytest
 import yaml
 
-from ddrsearch.answers import (
-    ANSWER_THRESHOLD,
-    Answerer,
-    CitationError,
-    calibrate_threshold,
-    question_order,
-    resolve_row_id,
-    row_id,
-    search_words,
-)
-from ddrsearch.cli import main
-from ddrsearch.questions import load_questions
-from ddrsearch.retrieval import QueryError
-
 from conftest import PROJECT, REPORT_38
+from ddrsearch.answers import ANSWER_THRESHOLD, Answerer, calibrate_threshold, question_order, search_words
+from ddrsearch.cli import main
+from ddrsearch.errors import CitationError, QueryError
+from ddrsearch.passages import resolve_row_id, row_id
+from ddrsearch.questions import load_questions
 
 UNANSWERABLE = PROJECT / "datasets" / "eval" / "unanswerable.yaml"
 

@@ -6,8 +6,10 @@ import datetime as dt
 
 import pytest
 
-from ddrsearch.answers import CitationError, row_id
+from conftest import REPORT_38
 from ddrsearch.cli import main
+from ddrsearch.errors import CitationError
+from ddrsearch.passages import row_id
 from ddrsearch.sources import (
     archive_gaps,
     day_status,
@@ -16,8 +18,6 @@ from ddrsearch.sources import (
     verify_quote,
     verify_row,
 )
-
-from conftest import REPORT_38
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -32,18 +32,28 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from .errors import DDRSearchError
-from .report import OperationRow, Report
-from .retrieval import QueryError, _check_query
+from .errors import CitationError, QueryError
+from .passages import resolve_row_id, row_id, short_name
+from .report import Report
+from .retrieval import check_query
 
 __all__ = [
-    "ANSWER_THRESHOLD", "QUESTION_WORDS", "CitationError", "SupportRow", "AnswerCard", "Answerer",
-    "row_id", "report_label", "resolve_row_id", "question_order", "search_words", "calibrate_threshold",
+    "ANSWER_THRESHOLD",
+    "QUESTION_WORDS",
+    "AnswerCard",
+    "Answerer",
+    "CitationError",
+    "SupportRow",
+    "calibrate_threshold",
+    "question_order",
+    "resolve_row_id",
+    "row_id",
+    "search_words",
 ]
 
 #: Evidence (0 to 1) a row needs to support an answer. Calibrated in
@@ -56,69 +66,14 @@ ANSWER_THRESHOLD = 0.326
 
 #: Words that say how to answer, not what to look for; removed before searching.
 QUESTION_WORDS = frozenset(
-    """
-    when what which where who whom why how
-    did do does done we us our you i
-    last first latest earliest most recent recently ever
-    time times day date get got getting have has had was were is are there any
-    """.split()
+    ["when", "what", "which", "where", "who", "whom", "why", "how", "did", "do", "does", "done", "we", "us", "our", "you", "i", "last", "first", "latest", "earliest", "most", "recent", "recently", "ever", "time", "times", "day", "date", "get", "got", "getting", "have", "has", "had", "was", "were", "is", "are", "there", "any"]
 )
 
-_ROW_ID_RE = re.compile(r"^([DC])(\d{3})-r(\d{2,})$")
 _LAST_RE = re.compile(r"\b(last|latest|most recent(ly)?|recently)\b", re.I)
 _FIRST_RE = re.compile(r"\b(first|earliest)\b", re.I)
 _WHEN_RE = re.compile(r"\b(when|what day|which day|what date|which date)\b", re.I)
 _ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _US_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
-
-
-class CitationError(DDRSearchError, KeyError):
-    """A row id names a report or an operation row that is not in the reports searched."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else ""
-
-
-def report_label(report: Report) -> str:
-    """Short name of a report: phase initial and 3-digit number, ``D038`` or ``C003``."""
-    return f"{report.phase[0]}{report.report_number:03d}"
-
-
-def row_id(report: Report, row: OperationRow | int) -> str:
-    """Stable id of an operation row: ``D038-r08`` (report label, row index from 0, two digits at least)."""
-    index = row if isinstance(row, int) else row.index
-    return f"{report_label(report)}-r{index:02d}"
-
-
-def resolve_row_id(rid: str, reports: Sequence[Report]) -> tuple[Report, OperationRow]:
-    """The report and row a row id names.
-
-    Args:
-        rid: a row id such as ``"D038-r08"``.
-        reports: the reports the id may refer to.
-
-    Returns:
-        ``(report, row)``.
-
-    Raises:
-        CitationError: the id is malformed, or names a report not among
-            ``reports``, or a row the report does not have (the message
-            gives the report's row count).
-    """
-    m = _ROW_ID_RE.match(str(rid).strip())
-    if not m:
-        raise CitationError(f"{rid!r} is not a row id; row ids look like D038-r08 (drilling report 38, row 8).")
-    label = f"{m[1]}{m[2]}"
-    report = next((r for r in reports if report_label(r) == label), None)
-    if report is None:
-        raise CitationError(f"Row id {rid}: report {label} is not among the {len(reports)} reports searched.")
-    index = int(m[3])
-    if index >= len(report.operations):
-        raise CitationError(
-            f"Row id {rid}: report {label} ({report.file_name}) has {len(report.operations)} operation rows "
-            f"(r00 to r{max(len(report.operations) - 1, 0):02d}); there is no row {index}."
-        )
-    return report, report.operations[index]
 
 
 def question_order(question: str) -> str:
@@ -309,7 +264,7 @@ class Answerer:
     """
 
     def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD):
-        from .fusion import HybridRetriever
+        from .hybrid import HybridRetriever
 
         self.reports = list(reports)
         self.by_name = {r.file_name: r for r in self.reports}
@@ -373,7 +328,7 @@ class Answerer:
             cos = float(cosine[i])
             coverage, ev = self.evidence(words, row.operations, cos)
             out.append(SupportRow(
-                row_id=row_id(report, row), report=report.file_name, label=report_label(report),
+                row_id=row_id(report, row), report=report.file_name, label=short_name(report),
                 report_number=report.report_number, date=report.report_date, start=row.start, end=row.end,
                 page=row.page, row=row.index, text=row.operations, score=float(fused[i]), cosine=cos,
                 coverage=coverage, evidence=ev,
@@ -402,7 +357,7 @@ class Answerer:
                 ``ddrsearch search``).
             ValueError: ``k < 1``.
         """
-        _check_query(question)
+        check_query(question)
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         words = search_words(question)

@@ -191,11 +191,11 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from .answers import resolve_row_id, row_id
     from .data import corpus_paths
+    from .passages import resolve_row_id, row_id
     from .report import read_reports
     from .sources import find_report, row_crop, verify_row
-    from .text import tokenize
+    from .tokenizer import tokenize
 
     reports = read_reports(corpus_paths("archive", args.archive))
     report = find_report(args.report, reports)

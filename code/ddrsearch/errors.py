@@ -164,6 +164,19 @@ class PatternError(DDRSearchError, ValueError):
     """A series or table is too short or lacks the columns a pattern needs."""
 
 
+# --- answers -------------------------------------------------------------------
+
+class CitationError(DDRSearchError, KeyError):
+    """A row id names a report or an operation row that is not in the reports searched."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class GenerationError(DDRSearchError):
+    """The chat endpoint could not be reached, did not answer in time, or answered in an unknown format."""
+
+
 # --- text and glossary -------------------------------------------------------------
 
 class GlossaryError(DDRSearchError, ValueError):

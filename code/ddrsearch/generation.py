@@ -28,19 +28,26 @@ format, which Ollama and llama.cpp serve too).
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
-from .errors import DDRSearchError
+from . import settings
+from .errors import GenerationError
 
 __all__ = [
-    "LLMConfig", "GenerationError", "llm_config", "build_prompt", "chat", "CitationCheck", "check_citations",
-    "split_sentences", "CITATION_RE",
+    "CITATION_RE",
+    "CitationCheck",
+    "GenerationError",
+    "LLMConfig",
+    "build_prompt",
+    "chat",
+    "check_citations",
+    "llm_config",
+    "split_sentences",
 ]
 
 #: A citation: one or more row ids in square brackets, ``[D038-r08]`` or ``[D038-r08, D039-r02]``.
@@ -52,10 +59,6 @@ SYSTEM_PROMPT = (
     "End every sentence with the id(s) of the row(s) that support it in square brackets, e.g. [D038-r08]. "
     "If the rows do not answer the question, say: Not found in these reports."
 )
-
-
-class GenerationError(DDRSearchError):
-    """The chat endpoint could not be reached, did not answer in time, or answered in an unknown format."""
 
 
 @dataclass(frozen=True)
@@ -73,20 +76,24 @@ def llm_config(environ: dict | None = None) -> LLMConfig | None:
     Raises:
         GenerationError: the URL is not http(s), or the timeout is not a positive number.
     """
-    env = os.environ if environ is None else environ
-    url = env.get("DDRSEARCH_LLM_URL", "").strip()
+    def get(name: str) -> str | None:
+        if environ is None:
+            return settings.get(name)
+        return str(environ.get(name, "")).strip() or None
+
+    url = get("DDRSEARCH_LLM_URL") or ""
     if not url:
         return None
     if not re.match(r"^https?://", url):
         raise GenerationError(f"DDRSEARCH_LLM_URL={url!r} is not an http(s) address (e.g. http://127.0.0.1:11434/v1).")
-    raw = env.get("DDRSEARCH_LLM_TIMEOUT", "30")
+    raw = get("DDRSEARCH_LLM_TIMEOUT") or "30"
     try:
         timeout = float(raw)
     except ValueError:
         timeout = -1.0
     if not timeout > 0:
         raise GenerationError(f"DDRSEARCH_LLM_TIMEOUT={raw!r} must be a positive number of seconds.")
-    return LLMConfig(url=url.rstrip("/"), model=env.get("DDRSEARCH_LLM_MODEL", "").strip() or "default", timeout=timeout)
+    return LLMConfig(url=url.rstrip("/"), model=get("DDRSEARCH_LLM_MODEL") or "default", timeout=timeout)
 
 
 def build_prompt(question: str, rows: Sequence) -> list[dict]:
@@ -125,7 +132,7 @@ def chat(messages: list[dict], config: LLMConfig) -> str:
             payload = response.read()
     except urllib.error.HTTPError as exc:
         raise GenerationError(f"LLM endpoint {where} answered HTTP {exc.code} ({exc.reason}).") from None
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         raise GenerationError(f"LLM endpoint {where} did not answer within {config.timeout:g} s.") from None
     except urllib.error.URLError as exc:
         if isinstance(exc.reason, (socket.timeout, TimeoutError)):

@@ -1,19 +1,23 @@
-"""What retrievers index and return: passages, hits, and a report's short name.
+"""What retrievers index and return: passages, hits, and how the package names reports and rows.
 
 A :class:`Passage` is a unit of text a retriever indexes (a whole report, an
 operation row, a window of text) with where it sits in its report; a
 :class:`Hit` is one report in a ranked result list, with the passage that
 earned its score. :func:`short_name` writes a report's short name (``D038``)
-the one way the package and the book write it.
+the one way the package and the book write it, and :func:`row_id` an
+operation row (``D038-r08``), the id every citation uses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
 from .data import FILE_NAME_RE
+from .errors import CitationError
+from .layout import OperationRow
 from .report import Report
 
 __all__ = ["Hit", "Passage", "page_lines", "report_lines", "short_name", "whole_report_passages"]
@@ -103,6 +107,46 @@ def short_name(report: Report | str) -> str:
     if m:
         return f"{m['phase'][0]}{m['number']}"
     return PurePath(name).stem
+
+
+_ROW_ID_RE = re.compile(r"^([DC])(\d{3})-r(\d{2,})$")
+
+
+def row_id(report: Report, row: OperationRow | int) -> str:
+    """Stable id of an operation row: ``D038-r08`` (report label, row index from 0, two digits at least)."""
+    index = row if isinstance(row, int) else row.index
+    return f"{short_name(report)}-r{index:02d}"
+
+
+def resolve_row_id(rid: str, reports: Sequence[Report]) -> tuple[Report, OperationRow]:
+    """The report and row a row id names.
+
+    Args:
+        rid: a row id such as ``"D038-r08"``.
+        reports: the reports the id may refer to.
+
+    Returns:
+        ``(report, row)``.
+
+    Raises:
+        CitationError: the id is malformed, or names a report not among
+            ``reports``, or a row the report does not have (the message
+            gives the report's row count).
+    """
+    m = _ROW_ID_RE.match(str(rid).strip())
+    if not m:
+        raise CitationError(f"{rid!r} is not a row id; row ids look like D038-r08 (drilling report 38, row 8).")
+    label = f"{m[1]}{m[2]}"
+    report = next((r for r in reports if short_name(r) == label), None)
+    if report is None:
+        raise CitationError(f"Row id {rid}: report {label} is not among the {len(reports)} reports searched.")
+    index = int(m[3])
+    if index >= len(report.operations):
+        raise CitationError(
+            f"Row id {rid}: report {label} ({report.file_name}) has {len(report.operations)} operation rows "
+            f"(r00 to r{max(len(report.operations) - 1, 0):02d}); there is no row {index}."
+        )
+    return report, report.operations[index]
 
 
 def whole_report_passages(reports: Iterable[Report]) -> list[Passage]:

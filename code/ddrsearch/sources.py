@@ -21,15 +21,28 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
-from .report import OperationRow, Report, open_pdf
+from .errors import CitationError
+from .passages import row_id, short_name
+from .pdf import open_pdf
+from .report import OperationRow, Report
 
 __all__ = [
-    "RowCheck", "QuoteCheck", "Gap", "ArchiveGaps", "DayStatus", "row_crop", "row_clip_lines", "verify_row",
-    "verify_quote", "archive_gaps", "day_status", "find_report",
+    "ArchiveGaps",
+    "DayStatus",
+    "Gap",
+    "QuoteCheck",
+    "RowCheck",
+    "archive_gaps",
+    "day_status",
+    "find_report",
+    "row_clip_lines",
+    "row_crop",
+    "verify_quote",
+    "verify_row",
 ]
 
 #: Points added around a row's band when it is cropped (PDF points, 1/72 inch).
@@ -102,7 +115,7 @@ def verify_row(report: Report, row: OperationRow | int) -> RowCheck:
     row = report.operations[row] if isinstance(row, int) else row
     lines = row_clip_lines(report, row)
     padded = [f" {line} " for line in lines]
-    missing = tuple(l for l in row.lines if not any(f" {_norm(l)} " in p for p in padded))
+    missing = tuple(text for text in row.lines if not any(f" {_norm(text)} " in p for p in padded))
     return RowCheck(ok=not missing, missing=missing, lines=tuple(lines))
 
 
@@ -226,7 +239,6 @@ def archive_gaps(reports: Sequence[Report]) -> ArchiveGaps:
     the completion reports have their own numbers); date gaps are days
     without any report between two consecutive report dates.
     """
-    from .answers import report_label, row_id
 
     missing: dict[str, list[int]] = {}
     gaps: list[Gap] = []
@@ -236,7 +248,7 @@ def archive_gaps(reports: Sequence[Report]) -> ArchiveGaps:
     by_date = sorted(reports, key=lambda r: (r.report_date, r.phase != "Drilling", r.report_number))
     for a, b in zip(by_date, by_date[1:]):
         if (b.report_date - a.report_date).days > 1:
-            gaps.append(Gap(report_label(a), report_label(b), a.report_date + dt.timedelta(days=1),
+            gaps.append(Gap(short_name(a), short_name(b), a.report_date + dt.timedelta(days=1),
                             b.report_date - dt.timedelta(days=1)))
     incomplete = []
     for r in reports:
@@ -259,9 +271,8 @@ class DayStatus:
 
 def day_status(day: dt.date, reports: Sequence[Report]) -> DayStatus:
     """Say whether ``day`` has a report in ``reports``, and if not, which reports surround it."""
-    from .answers import report_label
 
-    on = tuple(report_label(r) for r in reports if r.report_date == day)
+    on = tuple(short_name(r) for r in reports if r.report_date == day)
     if on:
         return DayStatus(day, on, f"{day.isoformat()} has report(s) {', '.join(on)}.")
     dates = sorted(reports, key=lambda r: (r.report_date, r.file_name))
@@ -272,8 +283,8 @@ def day_status(day: dt.date, reports: Sequence[Report]) -> DayStatus:
         return DayStatus(day, (), f"No report for {day.isoformat()}: the reports run from {span}.")
     a, b = before[-1], after[0]
     return DayStatus(day, (), f"No report for {day.isoformat()}: the archive has no report for that day "
-                              f"(the nearest are {report_label(a)} of {a.report_date.isoformat()} and "
-                              f"{report_label(b)} of {b.report_date.isoformat()}).")
+                              f"(the nearest are {short_name(a)} of {a.report_date.isoformat()} and "
+                              f"{short_name(b)} of {b.report_date.isoformat()}).")
 
 
 def find_report(name: str, reports: Sequence[Report]) -> Report:
@@ -282,14 +293,13 @@ def find_report(name: str, reports: Sequence[Report]) -> Report:
     Raises:
         ddrsearch.answers.CitationError: no such report among ``reports``.
     """
-    from .answers import CitationError, report_label
 
     key = str(name).strip()
     m = re.match(r"^([DdCc]?)(\d{1,3})(-r\d+)?$", key)
     for r in reports:
         if r.file_name == key or Path(key).name == r.file_name:
             return r
-        if m and report_label(r) == f"{(m[1] or 'D').upper()}{int(m[2]):03d}":
+        if m and short_name(r) == f"{(m[1] or 'D').upper()}{int(m[2]):03d}":
             return r
     raise CitationError(f"Report {key!r} is not among the {len(reports)} reports searched "
                         "(give D038, 38, C003 or a file name).")
