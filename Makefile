@@ -1,7 +1,7 @@
 # The book's two commands:
 #   make book   set up, fetch and verify the reports, execute the chapters, render the book
 #   make test   set up where missing, then run the whole test suite
-# Other targets: make setup | data | preview | bench | clean
+# Other targets: make setup | data | lint | test-fast | preview | bench | clean
 #
 # Variables you may set:
 #   PYTHON=python3.11            the Python that creates the virtual environment
@@ -16,7 +16,7 @@ STAMP  := $(VENV)/.ddrsearch-installed
 TORCH_VERSION ?= 2.13.0
 TORCH_INDEX ?=
 
-.PHONY: book test setup data preview bench clean
+.PHONY: book test test-fast lint setup data preview bench clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,13 @@ data: $(STAMP)
 
 test: data
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
+
+# The fast tier: metrics, TREC files, fusion, tokenizer, BM25 reference, layers (no PDFs, no model).
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not data and not model and not notebook"
+
+lint: setup
+	$(BIN)/ruff check code tests benchmarks
 
 preview: data
 	$(BIN)/ddrsearch preview --out _preview

@@ -1,4 +1,4 @@
-"""Tests of datasets/glossary.csv (the rig shorthand of Chapter 2) and of load_glossary.
+"""Tests of the packaged glossary (ddrsearch/resources/glossary.csv) (the rig shorthand of Chapter 2) and of load_glossary.
 
 The glossary may only hold shorthand that really occurs in the FORGE
 16A(78)-32 reports: every abbreviation must be found, as a whole token of the

@@ -154,7 +154,7 @@ def test_expansion_appends_after_the_abbreviation():
 
 def test_expansion_on_and_off_give_different_tokens():
     off = tokenize(R17_TOOH)
-    on = tokenize(R17_TOOH, expand=True)  # the project's datasets/glossary.csv
+    on = tokenize(R17_TOOH, expand=True)  # the packaged glossary
     assert off != on
     assert off == [
         "tooh", "trip", "out", "hole", "bha", "2", "break", "off", "bit", "lay", "down", "scout", "rss", "rotary",

@@ -281,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
         "fetch",
         help="fetch the report PDFs and verify their SHA-256",
         description=(
-            "Fetch the 76 FORGE 16A(78)-32 report PDFs listed in datasets/manifest.csv into the archive folder, "
+            "Fetch the 76 FORGE 16A(78)-32 report PDFs listed in the manifest into the archive folder, "
             "verifying every SHA-256. Files already present and verified are left alone; a local file with the "
             "wrong hash, or a PDF the manifest does not list, is reported by name and kept."
         ),
@@ -382,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("verify", help="check the archive folder against the manifest",
-                       description="Check every report PDF's SHA-256 against datasets/manifest.csv; fetch nothing.")
+                       description="Check every report PDF's SHA-256 against the manifest; fetch nothing.")
     p.add_argument("--dest", metavar="DIR", default=None, help="archive folder (default: datasets/forge_archive)")
     p.set_defaults(func=_cmd_verify)
 

@@ -128,7 +128,7 @@ def load_manifest(path: str | os.PathLike | None = None) -> list[ManifestEntry]:
     """
     path = Path(path) if path is not None else manifest_path()
     if not path.is_file():
-        raise ManifestError(f"Manifest not found: {path}. It ships with the project in datasets/manifest.csv.")
+        raise ManifestError(f"Manifest not found: {path}. The FORGE manifest ships inside the package; set DDRSEARCH_MANIFEST to a manifest that exists, or unset it.")
     entries: list[ManifestEntry] = []
     seen: set[str] = set()
     try:

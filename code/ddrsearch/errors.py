@@ -23,7 +23,7 @@ class DataNotFoundError(DDRSearchError, FileNotFoundError):
 
 
 class ManifestError(DDRSearchError, ValueError):
-    """``datasets/manifest.csv`` is missing, malformed or disagrees with itself."""
+    """The manifest CSV is missing, malformed or disagrees with itself."""
 
 
 class FetchError(DDRSearchError):

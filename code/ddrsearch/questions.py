@@ -363,7 +363,7 @@ def _check_judgement(label, key, jraw, corpus, entries, seen_reports, problems: 
             seen_reports.add(report)
             entry = entries.get(report)
             if entry is None:
-                problems.add(f"{where}: not a report in the manifest (datasets/manifest.csv); check the file "
+                problems.add(f"{where}: not a report in the manifest (ddrsearch.data.manifest_path()); check the file "
                              "name, e.g. FORGE-16A-78-32_Drilling_038_2020-11-26.pdf", key)
             elif corpus == "sample" and not entry.in_sample:
                 problems.add(f"{where}: not one of the ten-report sample, but the set's corpus is 'sample'", key)
