@@ -56,7 +56,7 @@ def test_depth_written_either_way_is_the_same_token():
 def test_drilling_parameters_line():
     assert tokenize(R38_PARAMS) == [
         "wob", "20", "35k", "rotary", "50", "torque", "6500", "spp", "3200", "3400", "gpm", "560", "diff", "200",
-        "300psi",
+        "300", "psi",
     ]
 
 
@@ -89,8 +89,9 @@ def test_header_abbreviations_with_dots_and_slashes():
     assert tokenize("S.O. WT.: 190") == ["so", "wt", "190"]
     assert tokenize("B.O.P. test") == tokenize("BOP test") == ["bop", "test"]
     assert tokenize("MD/TVD: 6507") == ["md/tvd", "6507"]
-    assert tokenize("N/S E/W") == ["n/s", "e/w"]
-    assert tokenize("P/U and S/O weights") == ["p/u", "s/o", "weights"]
+    # single letters joined by slashes lose them, like dotted ones (issue 8): P/U = P.U. = PU
+    assert tokenize("N/S E/W") == ["ns", "ew"]
+    assert tokenize("P/U and S/O weights") == ["pu", "so", "weights"]
     assert tokenize("WELL/JOB INFORMATION") == ["well", "job", "information"]
     assert tokenize("Motor 7/8 5.7 w/ 1.5° fixed bend") == ["motor", "7/8", "5.7", "w/", "1.5", "fixed", "bend"]
     assert tokenize("RPT DATE: 11/26/2020") == ["rpt", "date", "11/26/2020"]
