@@ -290,3 +290,26 @@ def test_expansion_only_adds_tokens(text):
     on = tokenize(text, expand=True, glossary=POOH_GLOSSARY, stopwords=None)
     assert _is_subsequence(off, on)
     assert len(on) >= len(off)
+
+
+# --- issue 8: the inputs of point 2 ------------------------------------------------------
+
+
+def test_slash_dotted_and_plain_shorthand_are_one_token():
+    for plain, slashed, dotted in (("PU", "P/U", "P.U."), ("SO", "S/O", "S.O."), ("LD", "L/D", "L.D."),
+                                   ("MU", "M/U", "M.U."), ("RU", "R/U", "R.U.")):
+        assert tokenize(f"{slashed} weight") == tokenize(f"{plain} weight") == tokenize(f"{dotted} weight")
+
+
+def test_a_number_glued_to_its_unit_is_two_tokens():
+    assert tokenize("DIFF 250psi") == tokenize("DIFF 250 psi") == ["diff", "250", "psi"]
+    assert tokenize("500psi over") == ["500", "psi", "over"]
+    assert tokenize("9.0ppg") == ["9.0", "ppg"]
+    assert tokenize("WOB 35k") == ["wob", "35k"]  # not a unit of GLUED_UNITS: stays glued
+
+
+def test_unicode_fractions_are_written_out():
+    assert tokenize('Drill 12¼" hole') == ["drill", "12", "1/4", "hole"] == tokenize('Drill 12 1/4" hole')
+    assert tokenize('Run 9⅝" casing') == ["run", "9", "5/8", "casing"]
+    assert "121" not in tokenize('Drill 12¼" hole')
+    assert normalise("12½") == "12 1/2" and normalise(normalise("12½")) == normalise("12½")

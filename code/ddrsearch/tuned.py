@@ -23,9 +23,10 @@ time and measure each on the development questions:
   of every passage of a report it finds (0 = off).
 * ``candidates=None`` (the HybridRetriever option): every passage is a
   candidate, so no report drops out because both legs ranked it low.
-* ``row="answer"``: the row shown for a hit is the report's passage that
-  holds the most distinct query terms (stemmed when BM25 stems), ties by the
-  fused score; for a structured depth answer, a row printing a depth in the
+* ``row="answer"``: the row shown for a hit is the report's passage whose
+  distinct query terms (stemmed when BM25 stems) weigh most by their IDF,
+  ties by the fused score (so the rare event word "stuck" outweighs the
+  common "pipe"); for a structured depth answer, a row printing a depth in the
   answer's range first. ``row="fused"`` keeps the best fused passage.
 
 The dense leg's model is chosen with ``dense_options`` (``model_path``, or a
@@ -162,6 +163,18 @@ class TunedHybridRetriever(HybridRetriever):
                 out[i] = (0.0 if np.isnan(out[i]) else out[i]) + self.structured * s
         return out
 
+    def _idf(self) -> dict[str, float]:
+        """Lucene IDF of every BM25 term over the passages, computed once."""
+        idf = self.__dict__.get("_idf_cache")
+        if idf is None:
+            df: Counter = Counter()
+            for p in self.passages:
+                df.update(set(self.bm25.tokenize(p.indexed_text)))
+            n = len(self.passages)
+            idf = {t: float(np.log(1 + (n - c + 0.5) / (c + 0.5))) for t, c in df.items()}
+            self._idf_cache = idf
+        return idf
+
     # --- the row shown ---------------------------------------------------------------
     def search(self, query: str, k: int = 10) -> list[Hit]:
         hits = super().search(query, k)
@@ -170,6 +183,7 @@ class TunedHybridRetriever(HybridRetriever):
         scores = self.passage_scores(query)
         terms = set(self.bm25.tokenize(self.rewrite(query)))
         match = self.structured_match(query)
+        idf = self._idf()
         by_report: dict[str, list[int]] = defaultdict(list)
         wanted = {h.report for h in hits}
         for i, p in enumerate(self.passages):
@@ -184,8 +198,8 @@ class TunedHybridRetriever(HybridRetriever):
                 prints = 0
                 if depth is not None:
                     prints = any(depth[0] - 1 <= float(d.replace(",", "")) <= depth[1] + 1 for d in _DEPTH.findall(p.text))
-                covered = len(terms & set(self.bm25.tokenize(p.text)))
-                return (prints, covered, np.nan_to_num(scores[i], nan=-np.inf))
+                covered = sum(idf.get(t, 0.0) for t in terms & set(self.bm25.tokenize(p.text)))
+                return (prints, round(covered, 9), np.nan_to_num(scores[i], nan=-np.inf))
 
             best = max(by_report[h.report], key=key)
             p = self.passages[best]
