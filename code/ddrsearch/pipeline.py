@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 
 from .chunking import chunk_reports
 from .dense import DenseRetriever
-from .hybrid import HybridRetriever
 from .lexical import BM25Retriever, KeywordRetriever
 from .report import Report
 from .retrieval import Retriever
