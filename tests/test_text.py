@@ -56,7 +56,7 @@ def test_depth_written_either_way_is_the_same_token():
 def test_drilling_parameters_line():
     assert tokenize(R38_PARAMS) == [
         "wob", "20", "35k", "rotary", "50", "torque", "6500", "spp", "3200", "3400", "gpm", "560", "diff", "200",
-        "300psi",
+        "300", "psi",
     ]
 
 
@@ -89,8 +89,9 @@ def test_header_abbreviations_with_dots_and_slashes():
     assert tokenize("S.O. WT.: 190") == ["so", "wt", "190"]
     assert tokenize("B.O.P. test") == tokenize("BOP test") == ["bop", "test"]
     assert tokenize("MD/TVD: 6507") == ["md/tvd", "6507"]
-    assert tokenize("N/S E/W") == ["n/s", "e/w"]
-    assert tokenize("P/U and S/O weights") == ["p/u", "s/o", "weights"]
+    # single letters joined by slashes lose them, like dotted ones (issue 8): P/U = P.U. = PU
+    assert tokenize("N/S E/W") == ["ns", "ew"]
+    assert tokenize("P/U and S/O weights") == ["pu", "so", "weights"]
     assert tokenize("WELL/JOB INFORMATION") == ["well", "job", "information"]
     assert tokenize("Motor 7/8 5.7 w/ 1.5° fixed bend") == ["motor", "7/8", "5.7", "w/", "1.5", "fixed", "bend"]
     assert tokenize("RPT DATE: 11/26/2020") == ["rpt", "date", "11/26/2020"]
@@ -289,3 +290,26 @@ def test_expansion_only_adds_tokens(text):
     on = tokenize(text, expand=True, glossary=POOH_GLOSSARY, stopwords=None)
     assert _is_subsequence(off, on)
     assert len(on) >= len(off)
+
+
+# --- issue 8: the inputs of point 2 ------------------------------------------------------
+
+
+def test_slash_dotted_and_plain_shorthand_are_one_token():
+    for plain, slashed, dotted in (("PU", "P/U", "P.U."), ("SO", "S/O", "S.O."), ("LD", "L/D", "L.D."),
+                                   ("MU", "M/U", "M.U."), ("RU", "R/U", "R.U.")):
+        assert tokenize(f"{slashed} weight") == tokenize(f"{plain} weight") == tokenize(f"{dotted} weight")
+
+
+def test_a_number_glued_to_its_unit_is_two_tokens():
+    assert tokenize("DIFF 250psi") == tokenize("DIFF 250 psi") == ["diff", "250", "psi"]
+    assert tokenize("500psi over") == ["500", "psi", "over"]
+    assert tokenize("9.0ppg") == ["9.0", "ppg"]
+    assert tokenize("WOB 35k") == ["wob", "35k"]  # not a unit of GLUED_UNITS: stays glued
+
+
+def test_unicode_fractions_are_written_out():
+    assert tokenize('Drill 12¼" hole') == ["drill", "12", "1/4", "hole"] == tokenize('Drill 12 1/4" hole')
+    assert tokenize('Run 9⅝" casing') == ["run", "9", "5/8", "casing"]
+    assert "121" not in tokenize('Drill 12¼" hole')
+    assert normalise("12½") == "12 1/2" and normalise(normalise("12½")) == normalise("12½")

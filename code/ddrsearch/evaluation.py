@@ -26,7 +26,8 @@ from .metrics import evaluate, mean_metrics, metric_columns, rank_by_score
 from .questions import Question, QuestionSet
 from .retrieval import Retriever
 
-__all__ = ["breakdown", "compare", "evaluate_retriever", "evaluate_run", "follow", "format_ranks", "run", "sweep_weight"]
+__all__ = ["breakdown", "compare", "evaluate_retriever", "evaluate_run", "evidence_agreement", "follow", "format_ranks", "run",
+           "shown_text", "sweep_weight"]
 
 
 def run(retriever: Retriever, questions: QuestionSet | Sequence[Question], depth: int | None = None,
@@ -209,3 +210,59 @@ def sweep_weight(hybrid, questions: QuestionSet, weights: Sequence[float] | None
     table.index.name = "weight"
     best = min(weights, key=lambda w: (-round(float(table.loc[w, metric]), 12), w))
     return table, best
+
+
+def _words(text: str) -> str:
+    from .text import split_words
+
+    return " " + " ".join(split_words(text)) + " "
+
+
+def shown_text(hit, reports: Mapping) -> str:
+    """The text a reader sees for a hit: the whole operation row it points at (all parts), else its own text."""
+    report = reports.get(hit.report)
+    if report is not None and hit.row is not None:
+        row = next((o for o in report.operations if o.index == hit.row), None)
+        if row is not None:
+            return row.operations
+    return hit.text or ""
+
+
+def evidence_agreement(retriever: Retriever, questions: QuestionSet, k: int = 5) -> pd.DataFrame:
+    """Whether the row shown for each relevant report in the top ``k`` holds the quoted evidence.
+
+    For every answerable question, search ``k`` reports; for each relevant
+    report among them whose judgement quotes evidence, check that the
+    evidence's words (:func:`ddrsearch.text.split_words`, so case,
+    punctuation, thousands commas and spacing do not matter) appear, in
+    order and contiguous, in the shown row (:func:`shown_text`). The metric
+    is the share of such (question, report) pairs that agree.
+
+    Returns:
+        One row per (question, relevant report in the top k): ``id``,
+        ``report``, ``rank``, ``shown`` (the row's FROM-TO or passage id),
+        ``agrees`` (bool) and ``findable`` (bool: some row or header line of
+        the report holds the evidence at all, so agreement was possible).
+        ``frame.attrs["agreement"]`` is the mean of ``agrees``.
+    """
+    from .passages import report_lines
+
+    reports = getattr(retriever, "_reports", {})
+    rows = []
+    for q in questions:
+        if not q.answerable:
+            continue
+        evidence = {j.report: j.evidence for j in q.relevant if j.evidence}
+        for h in retriever.search(q.question, k=k):
+            if h.report not in evidence:
+                continue
+            needle = _words(evidence[h.report])
+            report = reports.get(h.report)
+            lines = [shown_text(p, reports) for p in report_lines(report)] if report is not None else []
+            rows.append({"id": q.id, "report": h.report, "rank": h.rank,
+                         "shown": f"{h.start}-{h.end}" if h.start else (h.passage_id or ""),
+                         "agrees": needle in _words(shown_text(h, reports)),
+                         "findable": any(needle in _words(t) for t in lines)})
+    frame = pd.DataFrame(rows, columns=["id", "report", "rank", "shown", "agrees", "findable"])
+    frame.attrs["agreement"] = float(frame["agrees"].mean()) if len(frame) else float("nan")
+    return frame

@@ -123,6 +123,8 @@ class BM25Retriever(Retriever):
         k1: term-frequency saturation (default 1.5; 1.2 to 2.0 is usual).
         b: length normalisation, 0 (none) to 1 (full); default 0.75.
         expand: expand rig abbreviations with the glossary.
+        stem: Snowball-stem the words of passages and queries
+            (:func:`ddrsearch.tokenizer.tokenize`'s ``stem``).
         rollup: see :class:`Retriever`.
 
     A passage that shares no term with the query is not retrieved (score
@@ -131,12 +133,13 @@ class BM25Retriever(Retriever):
 
     name = "bm25"
 
-    def __init__(self, *, k1: float = 1.5, b: float = 0.75, expand: bool = False, rollup: str = "max"):
+    def __init__(self, *, k1: float = 1.5, b: float = 0.75, expand: bool = False, stem: bool = False,
+                 rollup: str = "max"):
         super().__init__(rollup)
         if not (k1 >= 0 and 0 <= b <= 1):
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
-        self.k1, self.b, self.expand = k1, b, expand
-        self.tokenize = make_tokenizer(expand=expand)
+        self.k1, self.b, self.expand, self.stem = k1, b, expand, stem
+        self.tokenize = make_tokenizer(expand=expand, stem=stem)
 
     def _fit(self, passages):
         bm25s = import_quietly("bm25s")

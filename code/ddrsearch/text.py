@@ -21,9 +21,11 @@ Token rules (applied to the normalised text):
   tokens: spaces, ``, ; : ( ) # * & + = ? !``, quotes, hyphens and
   underscores. ``pre-job`` is ``pre job``; ``l-80`` is ``l 80``; ``bha #20``
   is ``bha 20``.
-* Numbers keep their decimal point: ``32.6`` and ``9.63`` are one token each,
-  and so is ``6.2hrs`` (letters glued to a number stay glued: ``35k``,
-  ``3x14``, ``70fph``, ``skc613m``).
+* Numbers keep their decimal point: ``32.6`` and ``9.63`` are one token each.
+  A unit of :data:`GLUED_UNITS` glued to a number is cut off:
+  ``250psi`` -> ``250 psi``, ``6.2hrs`` -> ``6.2 hrs``, ``70fph`` -> ``70
+  fph``; other letters glued to a number stay glued (``35k``, ``3x14``,
+  ``skc613m``).
 * A comma between a digit and exactly three digits is a thousands separator
   and is removed: ``6,360`` -> ``6360``, ``214,000`` -> ``214000``. So the
   depth ``6,360'`` of one report and ``6360`` in another are the same token.
@@ -39,8 +41,10 @@ Token rules (applied to the normalised text):
   wellez com``), except between digits (above).
 * Short parts joined by slashes are one token: each part is at most three
   letters/digits, or all digits. That keeps ``n/s``, ``e/w``, ``md/tvd``,
-  ``bbl/min``, ``p/u``, ``s/o``, fractions ``7/8`` and dates ``11/26/2020``
-  whole, but splits ``well/job`` and ``up/slack``. A single letter followed
+  ``bbl/min``, fractions ``7/8`` and dates ``11/26/2020``
+  whole, but splits ``well/job`` and ``up/slack``. Single letters joined by
+  slashes lose them, like dotted ones: ``P/U``, ``P.U.`` and ``PU`` are all
+  ``pu``; ``L/D`` is ``ld``; ``N/S`` is ``ns``. A single letter followed
   by a slash and no letter (``w/`` for "with", ``f/`` for "from") is a token
   with its slash.
 * A possessive or plural ``'s`` glued to a word is dropped: ``dsm's`` ->
@@ -68,7 +72,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["DEFAULT_STOPWORDS", "normalise", "normalize", "split_words"]
+__all__ = ["DEFAULT_STOPWORDS", "GLUED_UNITS", "normalise", "normalize", "split_words"]
 
 #: English function words dropped by :func:`ddrsearch.tokenizer.tokenize` by default (pass
 #: ``stopwords=None`` to keep every token). Rig direction/state words such as
@@ -93,12 +97,25 @@ DEFAULT_STOPWORDS: frozenset[str] = frozenset(
 # space and a combining ring) but that report writers use as degrees.
 _PRE_NFKC = str.maketrans({"\u00ba": "\u00b0", "\u02da": "\u00b0"})
 
+# Unicode vulgar fractions, written out with a space before them so that a
+# size glued to its fraction reads as the engineer means it: "12\u00bc" ->
+# "12 1/4", "9\u215d" -> "9 5/8" (NFKC alone would give "121\u20444", one
+# token "121" and one "4"). The fraction slash U+2044 becomes "/".
+_FRACTIONS = str.maketrans({
+    ch: f" {num}/{den}" for ch, num, den in (
+        ("\u00bc", 1, 4), ("\u00bd", 1, 2), ("\u00be", 3, 4), ("\u2153", 1, 3), ("\u2154", 2, 3),
+        ("\u2155", 1, 5), ("\u2156", 2, 5), ("\u2157", 3, 5), ("\u2158", 4, 5), ("\u2159", 1, 6),
+        ("\u215a", 5, 6), ("\u2150", 1, 7), ("\u215b", 1, 8), ("\u215c", 3, 8), ("\u215d", 5, 8),
+        ("\u215e", 7, 8), ("\u2151", 1, 9), ("\u2152", 1, 10))
+} | {"\u2044": "/"})
+
 # Applied after NFKC and lowercasing: one apostrophe, one double quote, one hyphen.
 _QUOTES_DASHES = str.maketrans(
     {
         **{c: "'" for c in "\u2018\u2019\u201a\u201b\u2032\u2035`\u00b4\u02b9\u02bc\u02c8"},
         **{c: '"' for c in "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba"},
         **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d"},
+        "\u2044": "/",
     }
 )
 
@@ -122,7 +139,7 @@ def _drop_controls(text: str) -> str:
 
 
 def _normalize_once(text: str) -> str:
-    text = text.translate(_PRE_NFKC)
+    text = text.translate(_PRE_NFKC).translate(_FRACTIONS)
     text = unicodedata.normalize("NFKC", text)
     text = text.lower()
     text = unicodedata.normalize("NFKC", text)
@@ -136,7 +153,8 @@ def normalize(text: str) -> str:
 
     Steps: U+00BA (``º``) and U+02DA (``˚``), both typed for degrees, become
     the degree sign ``°``; Unicode NFKC (so ``ﬁ`` -> ``fi``, full-width
-    ``６`` -> ``6``, no-break space -> space, ``½`` -> ``1⁄2``); lowercase;
+    ``６`` -> ``6``, no-break space -> space); a Unicode fraction is written
+    out after a space (``12¼`` -> ``12 1/4``, ``9⅝`` -> ``9 5/8``); lowercase;
     curly and prime quotes -> ``'`` or ``"``; every dash and the minus sign
     -> ``-``; control characters -> space, invisible format characters
     (soft hyphen, zero-width space) removed; runs of whitespace -> one space;
@@ -210,6 +228,16 @@ def split_words(text: str) -> list[str]:
     return _raw_tokens(normalize(text))
 
 
+#: Units that report writers glue to a number (``250psi``, ``9.0ppg``): the
+#: number and the unit become two tokens, so ``250psi`` and ``250 psi`` match.
+GLUED_UNITS: frozenset[str] = frozenset(
+    ["psi", "ppg", "bbl", "bbls", "ft", "gpm", "spm", "rpm", "fph", "fpm", "hr", "hrs", "lbs", "klbs", "gal", "deg",
+     "in", "sks", "ksi", "bpm"]
+)
+_GLUED = re.compile(r"([0-9]+(?:\.[0-9]+)?)([a-z]+)")
+_SINGLE_LETTERS = re.compile(rf"{_LETTER}(?:/{_LETTER})+")
+
+
 def _raw_tokens(normalised: str) -> list[str]:
     text = _THOUSANDS.sub("", normalised)
     text = _APOS_S.sub("", text)
@@ -218,5 +246,12 @@ def _raw_tokens(normalised: str) -> list[str]:
         tok = m.group(0)
         if m.lastgroup == "dotted":
             tok = tok.replace(".", "")
+        elif m.lastgroup == "slashed" and _SINGLE_LETTERS.fullmatch(tok):
+            tok = tok.replace("/", "")  # p/u -> pu, like p.u. and pu
+        elif m.lastgroup == "word":
+            glued = _GLUED.fullmatch(tok)
+            if glued and glued.group(2) in GLUED_UNITS:
+                out.extend(glued.groups())  # 250psi -> 250 psi
+                continue
         out.append(tok)
     return out

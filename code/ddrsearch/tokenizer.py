@@ -33,6 +33,7 @@ def tokenize(
     expand: bool = False,
     glossary: Glossary | None = None,
     stopwords: Iterable[str] | None = DEFAULT_STOPWORDS,
+    stem: bool = False,
 ) -> list[str]:
     """Split ``text`` into lowercase search terms (word rules: :mod:`ddrsearch.text`).
 
@@ -49,6 +50,10 @@ def tokenize(
         stopwords: terms to drop, after expansion; default
             :data:`DEFAULT_STOPWORDS`; ``None`` (or an empty set) keeps
             everything.
+        stem: reduce each word of letters only to its Snowball (Porter 2)
+            English stem with PyStemmer (``stuck``, ``sliding`` -> ``slide``,
+            ``drilled`` -> ``drill``); numbers and tokens holding digits or
+            slashes are left as they are. Stemming runs last, after stop words.
 
     Returns:
         The tokens in text order (expansion words right after their
@@ -68,7 +73,7 @@ def tokenize(
     >>> tokenize("WOB 20 TO 35k, Rotary 50", stopwords=None)
     ['wob', '20', 'to', '35k', 'rotary', '50']
     >>> tokenize("N/S E/W MD/TVD: 6507 on 11/26/2020 at 13:30")
-    ['n/s', 'e/w', 'md/tvd', '6507', 'on', '11/26/2020', '13:30']
+    ['ns', 'ew', 'md/tvd', '6507', 'on', '11/26/2020', '13:30']
     """
     tokens = split_words(text)
     if expand:
@@ -78,7 +83,17 @@ def tokenize(
     if stopwords:
         stop = stopwords if isinstance(stopwords, (set, frozenset)) else frozenset(stopwords)
         tokens = [t for t in tokens if t not in stop]
+    if stem:
+        stemmer = _stemmer()
+        tokens = [stemmer.stemWord(t) if t.isalpha() else t for t in tokens]
     return tokens
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer  # PyStemmer: the Snowball stemmers (Porter 2 for English)
+
+    return Stemmer.Stemmer("english")
 
 
 def make_tokenizer(
@@ -86,6 +101,7 @@ def make_tokenizer(
     expand: bool = False,
     glossary: Glossary | None = None,
     stopwords: Iterable[str] | None = DEFAULT_STOPWORDS,
+    stem: bool = False,
 ) -> Callable[[str], list[str]]:
     """Return ``text -> tokens`` with these settings fixed, for a retriever to keep.
 
@@ -99,4 +115,4 @@ def make_tokenizer(
     if expand and glossary is None:
         glossary = default_glossary()
     stop = None if stopwords is None else frozenset(stopwords)
-    return functools.partial(tokenize, expand=expand, glossary=glossary, stopwords=stop)
+    return functools.partial(tokenize, expand=expand, glossary=glossary, stopwords=stop, stem=stem)

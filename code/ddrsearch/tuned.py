@@ -1,0 +1,208 @@
+"""The tuned hybrid pipeline: the levers of chapters/12-improving-retrieval.ipynb, each an option.
+
+:class:`TunedHybridRetriever` is a :class:`~ddrsearch.hybrid.HybridRetriever`
+(BM25 and dense over the same passages, fused per query) with these levers,
+every one off unless asked for, so the chapter can switch them on one at a
+time and measure each on the development questions:
+
+* ``framing`` / ``asker`` / ``reverse``: query rewrites of
+  :mod:`ddrsearch.queries` (drop the question's framing; spell out the
+  asker's shorthand; add the shorthand after plain words). Stemming is a
+  BM25 option (``bm25_options={"stem": True}``).
+* ``prf``: pseudo-relevance feedback. ``"rm3"`` adds to the BM25 query the
+  ``fb_terms`` most weighted terms of its ``fb_docs`` best passages (RM3:
+  Abdul-Jaleel et al., "UMass at TREC 2004", 2004; Lavrenko and Croft,
+  "Relevance-based language models", SIGIR 2001), each term's BM25 scores
+  weighted by its relevance-model probability and the whole by
+  ``1 - fb_weight``/``fb_weight`` against the original query; ``"rocchio"``
+  moves the dense query vector toward the mean of its ``fb_docs`` best
+  passages (Rocchio, 1971: ``q' = q + fb_weight * mean(d)``, renormalised);
+  ``"both"`` does both.
+* ``structured``: weight of the structured path
+  (:class:`ddrsearch.structured.StructuredIndex`), added to the fused score
+  of every passage of a report it finds (0 = off).
+* ``candidates=None`` (the HybridRetriever option): every passage is a
+  candidate, so no report drops out because both legs ranked it low.
+* ``row="answer"``: the row shown for a hit is the report's passage whose
+  distinct query terms (stemmed when BM25 stems) weigh most by their IDF,
+  ties by the fused score (so the rare event word "stuck" outweighs the
+  common "pipe"); for a structured depth answer, a row printing a depth in the
+  answer's range first. ``row="fused"`` keeps the best fused passage.
+
+The dense leg's model is chosen with ``dense_options`` (``model_path``, or a
+ready ``embedder``), the hook for a domain-adapted model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+
+import numpy as np
+
+from .hybrid import HybridRetriever
+from .passages import Hit
+from .queries import rewrite_query
+from .structured import StructuredIndex
+
+__all__ = ["TunedHybridRetriever"]
+
+_DEPTH = re.compile(r"(\d{1,2},\d{3}|\d{3,5})(?=\s*'|\s*ft|\s*feet|\s*-)")
+
+
+class TunedHybridRetriever(HybridRetriever):
+    """A hybrid retriever with the levers of the module docstring.
+
+    Args:
+        framing, asker, reverse: query rewrites (:func:`ddrsearch.queries.rewrite_query`).
+        prf: ``None``, ``"rm3"``, ``"rocchio"`` or ``"both"``.
+        fb_docs, fb_terms, fb_weight: feedback passages, RM3 terms, and the
+            weight of the feedback part (0 to 1).
+        structured: weight of the structured path (0 = off; 1 puts a report
+            it finds above any report it does not).
+        row: ``"fused"`` or ``"answer"`` (see the module docstring).
+        **options: :class:`~ddrsearch.hybrid.HybridRetriever` options
+            (``weight``, ``fusion``, ``candidates``, ``bm25_options``,
+            ``dense_options``, ...).
+
+    Raises:
+        ValueError: an unknown ``prf`` or ``row``, or a weight outside its range.
+    """
+
+    name = "hybrid"
+
+    def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False, prf: str | None = None,
+                 fb_docs: int = 5, fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
+                 row: str = "fused", **options):
+        super().__init__(**options)
+        if prf not in (None, "rm3", "rocchio", "both"):
+            raise ValueError(f"prf must be None, 'rm3', 'rocchio' or 'both', not {prf!r}")
+        if row not in ("fused", "answer"):
+            raise ValueError(f"row must be 'fused' or 'answer', not {row!r}")
+        if not 0.0 <= fb_weight <= 1.0 or structured < 0:
+            raise ValueError(f"need 0 <= fb_weight <= 1 and structured >= 0, got {fb_weight}, {structured}")
+        self.framing, self.asker, self.reverse = framing, asker, reverse
+        self.prf, self.fb_docs, self.fb_terms, self.fb_weight = prf, fb_docs, fb_terms, fb_weight
+        self.structured, self.row = structured, row
+        self._structured_index: StructuredIndex | None = None
+
+    def rewrite(self, query: str) -> str:
+        """The query as both legs read it, after the rewrites switched on."""
+        return rewrite_query(query, framing=self.framing, asker=self.asker, reverse=self.reverse)
+
+    def with_weight(self, weight: float, fusion: str | None = None) -> TunedHybridRetriever:
+        """A new tuned retriever sharing this one's indexed legs and levers, with another dense weight."""
+        other = TunedHybridRetriever(
+            framing=self.framing, asker=self.asker, reverse=self.reverse, prf=self.prf, fb_docs=self.fb_docs,
+            fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
+            fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
+            bm25=self.bm25, dense=self.dense, rollup=self.rollup)
+        other.passages, other._reports = self.passages, self._reports
+        other._structured_index = self._structured_index
+        return other
+
+    # --- the legs --------------------------------------------------------------------
+    def leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        q = self.rewrite(query)
+        b = self.bm25.passage_scores(q)
+        v = self.dense.passage_scores(q) if self.weight > 0 else np.zeros(len(self.passages))
+        if self.prf in ("rm3", "both"):
+            b = self._rm3(q, b)
+        if self.prf in ("rocchio", "both") and self.weight > 0:
+            v = self._rocchio(q, v)
+        return b, v
+
+    def _rm3(self, query: str, scores: np.ndarray) -> np.ndarray:
+        top = self.top_passages(scores, self.fb_docs)
+        if not len(top):
+            return scores
+        model: Counter = Counter()
+        weights = scores[top] / scores[top].sum()
+        for w, i in zip(weights, top, strict=True):
+            toks = self.bm25.tokenize(self.passages[i].indexed_text)
+            for t, n in Counter(toks).items():
+                model[t] += w * n / len(toks)
+        original = set(self.bm25.tokenize(query))
+        terms = [(t, p) for t, p in model.most_common() if t not in original and not t[0].isdigit()][:self.fb_terms]
+        if not terms:
+            return scores
+        total = sum(p for _, p in terms)
+        fb = np.zeros(len(scores))
+        for t, p in terms:
+            fb += (p / total) * np.asarray(self.bm25._bm25.get_scores([t]), dtype=float)
+        base = np.nan_to_num(scores)
+        mixed = (1 - self.fb_weight) * base / (base.max() or 1.0) + self.fb_weight * fb / (fb.max() or 1.0)
+        out = np.where(mixed > 0, mixed, np.nan)
+        return out
+
+    def _rocchio(self, query: str, scores: np.ndarray) -> np.ndarray:
+        top = self.top_passages(scores, self.fb_docs)
+        q = self.dense.embed_query(query) + self.fb_weight * self.dense.matrix[top].mean(axis=0)
+        q = q / np.linalg.norm(q)
+        return (self.dense.matrix @ q).astype(float)
+
+    # --- the structured path ---------------------------------------------------------
+    def structured_match(self, query: str):
+        """The structured path's :class:`~ddrsearch.structured.StructuredMatch` for ``query`` (``None``: none)."""
+        if self.structured <= 0 or not self._reports:
+            return None
+        if self._structured_index is None:
+            self._structured_index = StructuredIndex(list(self._reports.values()))
+        return self._structured_index.score(query)
+
+    def passage_scores(self, query: str) -> np.ndarray:
+        fused = super().passage_scores(query)
+        match = self.structured_match(query)
+        if match is None or not match.scores:
+            return fused
+        out = fused.copy()
+        for i, p in enumerate(self.passages):
+            s = match.scores.get(p.report)
+            if s:
+                out[i] = (0.0 if np.isnan(out[i]) else out[i]) + self.structured * s
+        return out
+
+    def _idf(self) -> dict[str, float]:
+        """Lucene IDF of every BM25 term over the passages, computed once."""
+        idf = self.__dict__.get("_idf_cache")
+        if idf is None:
+            df: Counter = Counter()
+            for p in self.passages:
+                df.update(set(self.bm25.tokenize(p.indexed_text)))
+            n = len(self.passages)
+            idf = {t: float(np.log(1 + (n - c + 0.5) / (c + 0.5))) for t, c in df.items()}
+            self._idf_cache = idf
+        return idf
+
+    # --- the row shown ---------------------------------------------------------------
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        hits = super().search(query, k)
+        if self.row != "answer" or not hits:
+            return hits
+        scores = self.passage_scores(query)
+        terms = set(self.bm25.tokenize(self.rewrite(query)))
+        match = self.structured_match(query)
+        idf = self._idf()
+        by_report: dict[str, list[int]] = defaultdict(list)
+        wanted = {h.report for h in hits}
+        for i, p in enumerate(self.passages):
+            if p.report in wanted:
+                by_report[p.report].append(i)
+        out = []
+        for h in hits:
+            depth = match.depths.get(h.report) if match is not None else None
+
+            def key(i, depth=depth):
+                p = self.passages[i]
+                prints = 0
+                if depth is not None:
+                    prints = any(depth[0] - 1 <= float(d.replace(",", "")) <= depth[1] + 1 for d in _DEPTH.findall(p.text))
+                covered = sum(idf.get(t, 0.0) for t in terms & set(self.bm25.tokenize(p.text)))
+                return (prints, round(covered, 9), np.nan_to_num(scores[i], nan=-np.inf))
+
+            best = max(by_report[h.report], key=key)
+            p = self.passages[best]
+            out.append(replace(h, text=p.text, page=p.page, row=p.row, start=p.start, end=p.end,
+                               passage_id=p.passage_id))
+        return out

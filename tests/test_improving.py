@@ -1,0 +1,124 @@
+"""Issue 8 on the real reports: shorthand and glued units in search, evidence with typographic
+quotes, the structured path, the levers, and the default pipeline's done-when checks."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from conftest import REPORT_38
+from ddrsearch.data import sample_paths
+from ddrsearch.evaluation import evidence_agreement
+from ddrsearch.lexical import BM25Retriever, KeywordRetriever
+from ddrsearch.passages import short_name
+from ddrsearch.pipeline import build_retriever
+from ddrsearch.queries import add_shorthand, expand_asker_shorthand, strip_framing
+from ddrsearch.questions import load_questions
+from ddrsearch.report import read_reports
+from ddrsearch.significance import bootstrap_ci, paired_bootstrap
+from ddrsearch.structured import StructuredIndex, parse_date
+
+pytestmark = pytest.mark.data
+
+
+@pytest.fixture(scope="module")
+def sample(archive_folder):
+    return read_reports(sample_paths(archive_folder))
+
+
+@pytest.mark.parametrize("method", [KeywordRetriever, BM25Retriever])
+def test_pu_weight_three_ways_on_the_sample(sample, method):
+    r = method().index(sample)
+    found = [sorted(h.report for h in r.search(q, k=10)) for q in ("PU weight", "P/U weight", "P.U. weight")]
+    assert found[0] == found[1] == found[2]
+    if method is KeywordRetriever:
+        assert len(found[0]) == 9  # the nine reports that "PU weight" finds
+
+
+@pytest.mark.parametrize("method", [KeywordRetriever, BM25Retriever])
+def test_other_slash_shorthand_on_the_sample(sample, method):
+    r = method().index(sample)
+    for plain, slashed in (("SO", "S/O"), ("MU", "M/U"), ("RU", "R/U")):
+        assert [h.report for h in r.search(f"{slashed} weight", 10)] == [h.report for h in r.search(f"{plain} weight", 10)]
+
+
+def test_lay_down_bha_typed_as_l_d(archive):
+    r = build_retriever("hybrid", archive)
+    spelled = {h.report for h in r.search("lay down BHA", k=5)}
+    typed = {h.report for h in r.search("L/D BHA", k=5)}
+    assert len(spelled & typed) >= 3
+
+
+def test_glued_units_in_keyword_search(archive):
+    kw = KeywordRetriever().index(archive)
+    d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
+    d025 = "FORGE-16A-78-32_Drilling_025_2020-11-13.pdf"
+    assert d018 in {h.report for h in kw.search("DIFF 250 psi", 76)}
+    assert d025 in {h.report for h in kw.search("500 psi over", 76)}
+
+
+@pytest.mark.model
+@pytest.mark.xfail(reason="issue 8 target not met yet: the default pipeline puts D018 outside its top 5 "
+                          "for 'DIFF 250 psi' (keyword search finds it)", strict=False)
+def test_glued_units_in_the_default_pipeline(archive):
+    d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
+    d025 = "FORGE-16A-78-32_Drilling_025_2020-11-13.pdf"
+    pipe = build_retriever("hybrid", archive)
+    assert d018 in {h.report for h in pipe.search("DIFF 250 psi", 5)}
+    assert d025 in {h.report for h in pipe.search("500 psi over", 5)}
+
+
+def test_evidence_with_typographic_quotes_loads(tmp_path, archive_folder):
+    path = tmp_path / "q.yaml"
+    path.write_text(
+        "name: t\ndescription: typographic quotes\ncorpus: archive\nquestions:\n"
+        "  - id: T1\n    question: drilled interval\n    category: directional_work\n    difficulty: easy\n"
+        "    style: literal\n    split: dev\n    relevant:\n"
+        f"      - report: {REPORT_38}\n        grade: 2\n        evidence: \"6,360\u2019 to 6,507\u2019\"\n",
+        encoding="utf-8")
+    qs = load_questions(path)
+    assert qs["T1"].relevant[0].evidence == "6,360\u2019 to 6,507\u2019"
+
+
+def test_query_rewrites():
+    assert strip_framing("Which day did the bit pass 8,000 ft MD?") == "bit pass 8,000 ft md"
+    assert strip_framing("how many") == "how many"  # nothing but framing: kept
+    assert expand_asker_shorthand("POOH to shoe") == "pooh pull out of hole to shoe"
+    assert expand_asker_shorthand("W&R to bottom") == "wr wash and ream to bottom"
+    assert add_shorthand("pick up the bha") == "pick up pu the bha"
+
+
+def test_structured_path_answers_from_typed_fields(archive):
+    si = StructuredIndex(archive)
+    assert parse_date("what happened on Thanksgiving 2020") == dt.date(2020, 11, 26)
+    m = si.score("which day did the well pass 5,000 ft")
+    assert m.kind == "depth_passed" and [short_name(r) for r in m.scores] == ["D022"]
+    assert si.score("pipe stuck while sliding") is None
+
+
+def test_bootstrap_is_seeded_and_brackets_the_mean():
+    mean, lo, hi = bootstrap_ci([0, 1, 1, 1, 0, 1, 1, 1])
+    assert lo <= mean <= hi and (mean, lo, hi) == bootstrap_ci([0, 1, 1, 1, 0, 1, 1, 1])
+    assert paired_bootstrap([1, 1, 1], [1, 1, 1]) == (0.0, 0.0, 0.0)
+
+
+@pytest.mark.model
+@pytest.mark.xfail(reason="issue 8 done-when not met yet: with dense weight 0.6 D038 ranks below 3 "
+                          "(it is third at weight 0.5)", strict=False)
+def test_done_when_pipe_stuck_while_sliding(archive):
+    hits = build_retriever("hybrid", archive).search("pipe stuck while sliding", k=3)
+    d038 = [h for h in hits if h.report == REPORT_38]
+    assert d038 and (d038[0].start, d038[0].end) == ("23:30", "04:00")
+
+
+@pytest.mark.model
+def test_done_when_stuck_pipe_shows_the_stuck_row(archive):
+    hit = build_retriever("hybrid", archive).search("stuck pipe", k=1)[0]
+    assert hit.report == REPORT_38 and (hit.start, hit.end) == ("23:30", "04:00") and "stuck" in hit.text
+
+
+@pytest.mark.model
+def test_evidence_agreement_is_a_share(archive, archive_questions):
+    ea = evidence_agreement(build_retriever("hybrid", archive), archive_questions.split("dev").answerable())
+    assert 0.5 <= ea.attrs["agreement"] <= 1 and ea["findable"].all()
