@@ -30,13 +30,13 @@ LAYERS: dict[str, int] = {
     "tokenizer": 4, "layout": 4,
     "report": 5,
     "fetch": 6, "passages": 6, "model": 6,
-    "embeddings": 7, "chunking": 7, "fields": 7,
+    "embeddings": 7, "chunking": 7, "fields": 7, "indexstore": 7,
     "retrieval": 8,
     "lexical": 9, "dense": 9,
     "hybrid": 10,
     "pipeline": 11, "questions": 11,
-    "patterns": 12, "evaluation": 12, "plots": 12,
-    "book": 13,
+    "patterns": 12, "evaluation": 12, "plots": 12, "index": 12,
+    "book": 13, "indexcli": 13,
     "cli": 14,
 }
 

@@ -15,6 +15,9 @@ Sub-commands:
     Check the archive folder against the manifest without fetching.
 ``ddrsearch manifest FOLDER --out FILE``
     Write a manifest for a folder of your own reports.
+``ddrsearch index build|add|status``
+    Keep an on-disk index of the default pipeline (:mod:`ddrsearch.indexcli`),
+    which ``search`` then uses when it is current.
 ``ddrsearch env``
     List every ``DDRSEARCH_*`` environment variable, its value and default.
 ``ddrsearch preview``
@@ -66,6 +69,13 @@ def _cmd_manifest(args: argparse.Namespace) -> int:
         print(f"ddrsearch manifest: --out {args.out} is a folder; give a CSV file name", file=sys.stderr)
         return 1
     entries = write_manifest(args.folder, args.out)
+    by_hash: dict[str, list[str]] = {}
+    for e in entries:
+        by_hash.setdefault(e.sha256, []).append(e.file_name)
+    for names in by_hash.values():
+        if len(names) > 1:
+            print(f"warning: {' and '.join(names)} are identical files (same SHA-256): the same report saved "
+                  "twice. Remove all but one, or searches will count it twice.", file=sys.stderr)
     print(f"Wrote {args.out}: {len(entries)} reports from {args.folder}. Use it with:\n"
           f"  export DDRSEARCH_MANIFEST={Path(args.out).resolve()} DDRSEARCH_ARCHIVE_DIR={Path(args.folder).resolve()}")
     return 0
@@ -121,16 +131,24 @@ def _cmd_search(args: argparse.Namespace) -> int:
             print(f"ddrsearch search: --weight must be between 0 and 1, got {args.weight}", file=sys.stderr)
             return 2
         options["weight"] = args.weight
-    if args.dir is not None:
-        reports = load_archive(args.dir)
-        source = f"folder {args.dir}"
+    source = f"folder {args.dir}" if args.dir is not None else f"the {args.corpus}"
+    index = None
+    if not args.no_index and args.method == "hybrid" and args.unit == "auto":
+        from .indexcli import current_index
+
+        index = current_index(args)
+    if index is not None:
+        hits = index.search(args.query, k=args.k, weight=options.get("weight"))
+        dates = {r["file_name"]: r["report_date"] for r in index.reports}
+        numbers = {r["file_name"]: r["short"] for r in index.reports}
+        n_reports, source = len(index.reports), f"{source}, index {index.folder}"
     else:
-        reports = read_reports(corpus_paths(args.corpus, args.archive))
-        source = f"the {args.corpus}"
-    retriever = build_retriever(args.method, reports, unit=args.unit, **options)
-    hits = retriever.search(args.query, k=args.k)
-    dates = {r.file_name: r.report_date for r in reports}
-    numbers = {r.file_name: short_name(r) for r in reports}
+        reports = load_archive(args.dir) if args.dir is not None else read_reports(corpus_paths(args.corpus, args.archive))
+        retriever = build_retriever(args.method, reports, unit=args.unit, **options)
+        hits = retriever.search(args.query, k=args.k)
+        dates = {r.file_name: r.report_date for r in reports}
+        numbers = {r.file_name: short_name(r) for r in reports}
+        n_reports = len(reports)
     if not hits:
         print(f"No report matches {args.query!r} with {args.method}"
               + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
@@ -147,7 +165,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
     print(line.format(*("-" * w for w in widths)))
     for r in rows:
         print(line.format(*r))
-    print(f"\n{len(hits)} report(s) from {source} ({len(reports)} reports), method {args.method}. "
+    print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}. "
           "Report D038 = drilling report 38, C003 = completion report 3.")
     return 0
 
@@ -244,8 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Search the ten-report sample or the whole archive and print the top reports: rank, report "
             "(D038 = drilling report 38), date, score, and the report line that best matches the query "
-            "with its TIME BREAKDOWN row (FROM-TO)."
+            "with its TIME BREAKDOWN row (FROM-TO). With a current index (ddrsearch index build) the default "
+            "method searches it instead of re-reading the PDFs."
         ),
+        epilog='A query may start with a dash: ddrsearch search "-LCM" (or, the usual way, ddrsearch search -- "-LCM").',
     )
     p.add_argument("query", help='what to look for, in quotes, e.g. "pipe stuck during slide"')
     p.add_argument("--method", choices=["keyword", "bm25", "dense", "hybrid"], default="hybrid",
@@ -267,6 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", metavar="FOLDER", default=None,
                    help="search every PDF in FOLDER (your own reports; no manifest needed) instead of --corpus")
     p.add_argument("--width", type=int, default=90, help="characters of the matching line to show (default 90)")
+    from .indexcli import add_index_options, add_index_parser
+
+    add_index_options(p, search=True)
     p.set_defaults(func=_cmd_search)
 
     p = sub.add_parser(
@@ -314,6 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Print every environment variable ddrsearch reads, its current value, its "
                                    "default and what it sets.")
     p.set_defaults(func=_cmd_env)
+    add_index_parser(sub)
     return parser
 
 
@@ -332,8 +356,10 @@ def _cmd_env(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    from .indexcli import move_dash_query
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(move_dash_query(list(sys.argv[1:] if argv is None else argv), parser))
     if getattr(args, "k", 1) < 1:
         parser.error(f"-k must be at least 1, got {args.k}")
     if getattr(args, "width", 20) < 20:

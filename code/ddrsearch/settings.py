@@ -52,6 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
             "folder holding a sentence-transformers embedding model"),
     Setting("DDRSEARCH_CACHE_DIR", ".cache/embeddings in the project; ~/.cache/ddrsearch/embeddings elsewhere",
             "embedding cache, one .npy file per text"),
+    Setting("DDRSEARCH_INDEX_DIR", ".cache/index in the project; ~/.cache/ddrsearch/index elsewhere",
+            "folder of the search indexes (ddrsearch index build), one subfolder per corpus"),
     Setting("DDRSEARCH_GRADER_URL", "unset: the model grader of the evaluation chapter is skipped",
             "OpenAI-compatible chat-completions address of a model that grades search results"),
     Setting("DDRSEARCH_GRADER_MODEL", "default", "model name sent to the grader"),
