@@ -119,7 +119,7 @@ def _settings(retriever: HybridRetriever) -> dict:
                       if p.default is not inspect.Parameter.empty and isinstance(p.default, (bool, int, float, str))}
     return {"description": DEFAULT_PIPELINE, "method": METHOD, "unit": "auto",
             "hybrid": _options(retriever), "bm25": _options(retriever.bm25), "dense": _options(retriever.dense),
-            "chunking": {"limit_word_pieces": DEFAULT_LIMIT, **chunk_defaults},
+            "chunking": {"word_pieces_of_the_model": DEFAULT_LIMIT, **chunk_defaults},
             "passage_kinds": sorted({p.kind for p in retriever.passages})}
 
 
