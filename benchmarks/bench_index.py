@@ -54,7 +54,7 @@ def _latency(index, n: int) -> tuple[float, float]:
     return statistics.median(lat), lat[int(0.95 * (len(lat) - 1))]
 
 
-def _archive(folder: str, queue) -> None:
+def _archive(folder: str, n_queries: int, queue) -> None:
     """Build the archive index; in-process latency; add of one report with the model loaded."""
     from ddrsearch.data import corpus_paths
     from ddrsearch.embeddings import Embedder
@@ -68,7 +68,7 @@ def _archive(folder: str, queue) -> None:
     t = time.perf_counter()
     index = open_index(Path(folder) / "archive")
     out["open_s"] = time.perf_counter() - t
-    out["query_median_ms"], out["query_p95_ms"] = _latency(index, 200)
+    out["query_median_ms"], out["query_p95_ms"] = _latency(index, n_queries)
     with tempfile.TemporaryDirectory() as cache:
         last = paths[-1]
         build_index([p for p in paths if p != last], Path(folder) / "minus1")
@@ -79,7 +79,7 @@ def _archive(folder: str, queue) -> None:
     queue.put(out)
 
 
-def _scaled(folder: str, scale: int, queue) -> None:
+def _scaled(folder: str, scale: int, n_queries: int, queue) -> None:
     """Index of ``scale`` copies of the archive's passages: build, add one report, open, query, size."""
     import numpy as np
 
@@ -108,7 +108,7 @@ def _scaled(folder: str, scale: int, queue) -> None:
     t = time.perf_counter()
     index = open_index(target)
     open_s = time.perf_counter() - t
-    median, p95 = _latency(index, 200)
+    median, p95 = _latency(index, n_queries)
     queue.put({"scale": scale, "passages": len(index.retriever.passages), "build_s": build_s, "add_one_s": result.seconds,
                "open_s": open_s, "query_median_ms": median, "query_p95_ms": p95,
                "size_mb": result.generation.size_bytes() / 1e6})
@@ -129,13 +129,14 @@ def _in_child(target, *args):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", default="10,100", help="archive multiples to measure (default 10,100; '' for none)")
+    parser.add_argument("--queries", type=int, default=200, help="queries per latency measurement (default 200)")
     parser.add_argument("--out", default="bench-results/bench_index.json", help="JSON output file")
     args = parser.parse_args(argv)
     scales = [int(s) for s in args.scales.split(",") if s.strip()]
     result = {"targets": TARGETS, "cpus": os.cpu_count(), "load_average": os.getloadavg()}
     with tempfile.TemporaryDirectory() as folder:
         print("Archive index: build, in-process queries, add one report ...", flush=True)
-        a = result["archive"] = _in_child(_archive, folder)
+        a = result["archive"] = _in_child(_archive, folder, args.queries)
         runs = []
         for _ in range(3):
             t = time.perf_counter()
@@ -148,7 +149,7 @@ def main(argv=None) -> int:
         rows = []
         for scale in scales:
             print(f"{scale}x the archive ...", flush=True)
-            rows.append(_in_child(_scaled, folder, scale))
+            rows.append(_in_child(_scaled, folder, scale, args.queries))
         result["scaled"] = rows
     print(f"\narchive: {a['passages']} passages, build {a['build_s']:.1f} s, {a['size_mb']:.1f} MB on disk, open {a['open_s']:.2f} s")
     print(f"  search from a new process: {a['new_process_s']:.1f} s (median of 3)   target <= {TARGETS['new_process_s']:.0f} s")
