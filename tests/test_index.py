@@ -105,9 +105,12 @@ _KILL = textwrap.dedent("""
             original(self, *a, **k)
             os.kill(os.getpid(), signal.SIGKILL)
         bm25s.BM25.save = save
-    else:  # everything written, just before CURRENT is switched
-        def replace(*a, **k):
-            os.kill(os.getpid(), signal.SIGKILL)
+    else:  # everything written, just before CURRENT is switched (other renames, e.g. the embedding cache's, go on)
+        original = os.replace
+        def replace(src, dst, *a, **k):
+            if str(dst).endswith("CURRENT"):
+                os.kill(os.getpid(), signal.SIGKILL)
+            return original(src, dst, *a, **k)
         store.os.replace = replace
     from ddrsearch.index import add_reports
     add_reports([sys.argv[2]], sys.argv[1])
