@@ -51,7 +51,7 @@ from .indexstore import Generation, current_generation, write_generation
 from .lexical import BM25Retriever
 from .model import resolve_model
 from .passages import Hit, short_name
-from .pipeline import DEFAULT_PIPELINE, build_retriever
+from .pipeline import DEFAULT_PIPELINE, METHODS, build_retriever
 from .report import Report, check_duplicates, read_reports, sort_reports
 
 __all__ = ["AddResult", "SearchIndex", "add_reports", "build_index", "code_fingerprint", "default_index_dir",
@@ -117,7 +117,7 @@ def _options(obj) -> dict:
 def _settings(retriever: HybridRetriever) -> dict:
     chunk_defaults = {k: p.default for k, p in inspect.signature(operation_chunks).parameters.items()
                       if p.default is not inspect.Parameter.empty and isinstance(p.default, (bool, int, float, str))}
-    return {"description": DEFAULT_PIPELINE, "method": METHOD, "unit": "auto",
+    return {"description": DEFAULT_PIPELINE, "method": METHOD, "unit": "auto", "class": type(retriever).__name__,
             "hybrid": _options(retriever), "bm25": _options(retriever.bm25), "dense": _options(retriever.dense),
             "chunking": {"word_pieces_of_the_model": DEFAULT_LIMIT, **chunk_defaults},
             "passage_kinds": sorted({p.kind for p in retriever.passages})}
@@ -384,7 +384,11 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
     bm25._vocab = set(bm25._bm25.vocab_dict)
     dense = DenseRetriever(embedder=embedder or Embedder(), **opts["dense"])
     dense.matrix = generation.vectors()
-    hybrid = HybridRetriever(bm25=bm25, dense=dense, **opts["hybrid"])
+    cls = METHODS[METHOD]  # the pipeline's class today; the header's settings are its constructor options
+    if cls.__name__ != opts.get("class", cls.__name__):
+        raise StaleIndexError(f"The index {index_dir} holds a {opts['class']} pipeline, the default is now "
+                              f"{cls.__name__}; rebuild it with: ddrsearch index build", ["the pipeline changed"])
+    hybrid = cls(bm25=bm25, dense=dense, **opts["hybrid"])
     for r in (bm25, dense, hybrid):
         r.passages = passages
     return SearchIndex(Path(index_dir), generation, hybrid)
