@@ -57,6 +57,7 @@ book: data
 
 bench: data
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_retrievers.py
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_index.py
 
 clean:
 	rm -rf _book _preview .quarto .pytest_cache .hypothesis

@@ -30,16 +30,16 @@ LAYERS: dict[str, int] = {
     "tokenizer": 4, "layout": 4, "queries": 4,
     "report": 5,
     "fetch": 6, "passages": 6, "model": 6,
-    "embeddings": 7, "chunking": 7, "fields": 7,
+    "embeddings": 7, "chunking": 7, "fields": 7, "indexstore": 7,
     "retrieval": 8, "structured": 8,
     "lexical": 9, "dense": 9,
     "hybrid": 10,
     "tuned": 11, "questions": 11, "sources": 8, "generation": 2,
     "pipeline": 12,
-    "answers": 13,
+    "answers": 13, "index": 13,
     "patterns": 12, "evaluation": 12, "plots": 12,
-    "book": 13,
-    "cli": 14,
+    "book": 13, "indexcli": 14, "answercli": 14,
+    "cli": 15,
 }
 
 #: Modules the issue that introduced this test named as the bottom of the package.

@@ -195,3 +195,41 @@ class ModelIntegrityError(DDRSearchError, RuntimeError):
 
 class CacheWarning(UserWarning):
     """A cache entry was unreadable or malformed and has been recomputed (a warning, not an error)."""
+
+
+# --- the index on disk -----------------------------------------------------------
+
+class DuplicateReportError(DDRSearchError, ValueError):
+    """Two report files have the same bytes (SHA-256) under different names.
+
+    Indexing both would give every passage twice and let both copies take
+    result slots under one short name; the message names both files and says
+    which to remove.
+
+    Attributes:
+        first, second: the two file names.
+    """
+
+    def __init__(self, message: str, first=None, second=None):
+        self.first, self.second = first, second
+        super().__init__(message)
+
+
+class EmptyCorpusError(DDRSearchError, ValueError):
+    """The reports (or passages) to index hold no searchable word; the message names them."""
+
+
+class SearchIndexError(DDRSearchError, RuntimeError):
+    """An index folder is missing, unreadable, or does not fit the request; the message says what to do."""
+
+
+class StaleIndexError(SearchIndexError):
+    """The index no longer matches its reports, the model or the pipeline's settings.
+
+    Attributes:
+        reasons: one short sentence per difference found.
+    """
+
+    def __init__(self, message: str, reasons: list[str] | None = None):
+        self.reasons = list(reasons or [])
+        super().__init__(message)

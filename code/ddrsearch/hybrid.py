@@ -103,15 +103,17 @@ class HybridRetriever(Retriever):
             union[self.top_passages(b, self.candidates)] = True
         if self.weight > 0.0:
             union[self.top_passages(v, self.candidates)] = True
-        fused = np.zeros(n)
+        ids = np.flatnonzero(union)  # work on the union only: a few hundred passages, not every one
+        fused = np.zeros(len(ids))
         for leg, w in ((b, 1.0 - self.weight), (v, self.weight)):
-            present = union & ~np.isnan(leg)
+            values = leg[ids]
+            present = ~np.isnan(values)
             if not present.any():
                 continue
-            lo, hi = leg[present].min(), leg[present].max()
-            norm = np.ones(n) if hi == lo else (leg - lo) / (hi - lo)
+            lo, hi = values[present].min(), values[present].max()
+            norm = np.ones(len(ids)) if hi == lo else (values - lo) / (hi - lo)
             fused[present] += w * norm[present]
-        out[union] = fused[union]
+        out[ids] = fused
         return out
 
     def best_line(self, query, report):

@@ -18,11 +18,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-
-import pymupdf
+from typing import TYPE_CHECKING
 
 from .errors import ReportLayoutError
 from .pdf import Word, group_lines, join_words
+
+if TYPE_CHECKING:  # PyMuPDF is imported where a PDF is opened (ddrsearch.pdf.open_pdf)
+    import pymupdf
 
 __all__ = [
     "HEADER_LABELS",

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ._util import import_quietly
-from .errors import QueryError
+from .errors import EmptyCorpusError, QueryError
 from .glossary import default_glossary
 from .retrieval import Retriever
 from .tokenizer import make_tokenizer
@@ -127,6 +127,10 @@ class BM25Retriever(Retriever):
             (:func:`ddrsearch.tokenizer.tokenize`'s ``stem``).
         rollup: see :class:`Retriever`.
 
+    Raises (at :meth:`index`):
+        EmptyCorpusError: no passage holds a searchable word (the message
+            names the reports).
+
     A passage that shares no term with the query is not retrieved (score
     ``nan``), so a fusion method gives it no credit from BM25.
     """
@@ -145,6 +149,13 @@ class BM25Retriever(Retriever):
         bm25s = import_quietly("bm25s")
         tokens = [self.tokenize(p.indexed_text) for p in passages]
         self._vocab = set(t for ts in tokens for t in ts)
+        if not self._vocab:
+            reports = sorted({p.report for p in passages})
+            raise EmptyCorpusError(
+                f"Nothing to search: none of the {len(passages)} passage(s) of {len(reports)} report(s) holds a "
+                f"searchable word (only blanks, stop words or punctuation): {', '.join(reports[:10])}"
+                f"{', ...' if len(reports) > 10 else ''}. Check that these PDFs have a text layer and filled-in rows."
+            )
         self._bm25 = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         self._bm25.index(tokens, show_progress=False)
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
-
-import pymupdf
+from typing import TYPE_CHECKING, NamedTuple
 
 from .data import FETCH_COMMAND, FILE_NAME_RE
 from .errors import CorruptPDFError, EncryptedPDFError, NotAPDFError, NoTextLayerError, ReportNotFoundError
+
+if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
+    import pymupdf
 
 __all__ = ["Word", "group_lines", "join_words", "open_pdf", "page_words"]
 
@@ -92,6 +93,8 @@ def open_pdf(path: str | os.PathLike) -> pymupdf.Document:
             "not an HTML error page or a spreadsheet export.",
             path,
         )
+    import pymupdf  # here, not at the top: importing it costs seconds, and a search over an index reads no PDF
+
     try:
         doc = pymupdf.open(path)
     except Exception as exc:  # PyMuPDF raises several types for damaged files

@@ -21,9 +21,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._util import sha256_file
 from .data import FETCH_COMMAND, FILE_NAME_RE
 from .errors import (
     DataNotFoundError,
+    DuplicateReportError,
     IdentityMismatchError,
     ReportError,
     ReportLayoutError,
@@ -320,6 +322,9 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
     Raises:
         DataNotFoundError: the folder does not exist or holds no matching PDF;
             the message gives the fetch command.
+        DuplicateReportError: two files have the same bytes (SHA-256) under
+            different names (``DDR_41.pdf`` and ``DDR_41 (1).pdf``); the
+            message names both. Indexing both would count every passage twice.
         ReportError: a file cannot be read (see :func:`read_report`).
     """
     folder = Path(folder)
@@ -337,6 +342,7 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
         )
     if on_error not in ("raise", "collect"):
         raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
+    check_duplicates(paths)
     reports: list[Report] = []
     failures: list[str] = []
     for p in paths:
@@ -352,6 +358,26 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             folder,
         )
     return sort_reports(reports)
+
+
+def check_duplicates(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
+    """Check that no two files have the same bytes; return SHA-256 -> path.
+
+    Raises:
+        DuplicateReportError: two files share a SHA-256; the message names
+            both and says to remove one (the same report saved twice).
+    """
+    seen: dict[str, Path] = {}
+    for p in map(Path, paths):
+        digest = sha256_file(p)
+        if digest in seen and seen[digest].resolve() != p.resolve():
+            first = seen[digest]
+            raise DuplicateReportError(
+                f"{p.name} and {first.name} are the same file (identical bytes, SHA-256 {digest[:12]}...): "
+                f"the same report saved twice. Remove one of them from {p.parent} so the report is not "
+                "indexed twice.", first.name, p.name)
+        seen[digest] = p
+    return seen
 
 
 def sort_reports(reports: Iterable[Report]) -> list[Report]:

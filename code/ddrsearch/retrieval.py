@@ -189,7 +189,8 @@ class Retriever(ABC):
         if not len(top):
             return {}
         threshold = scores[top[-1]] if len(reports) < k else min(scores[i] for i in top if self.passages[i].report in reports)
-        subset = np.flatnonzero(~np.isnan(scores) & (np.nan_to_num(scores, nan=-np.inf) >= threshold))
+        with np.errstate(invalid="ignore"):  # nan >= threshold is False: not retrieved
+            subset = np.flatnonzero(scores >= threshold)
         return self._rollup(scores, subset)
 
     def _rollup(self, scores: np.ndarray, subset: np.ndarray | None = None) -> dict[str, tuple[float, int]]:

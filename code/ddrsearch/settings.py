@@ -56,6 +56,8 @@ SETTINGS: tuple[Setting, ...] = (
             "OpenAI-compatible chat endpoint (base URL ending before /chat/completions) for generated answers"),
     Setting("DDRSEARCH_LLM_MODEL", "default", "model name sent to the chat endpoint"),
     Setting("DDRSEARCH_LLM_TIMEOUT", "30", "seconds to wait for the chat endpoint before showing the card alone"),
+    Setting("DDRSEARCH_INDEX_DIR", ".cache/index in the project; ~/.cache/ddrsearch/index elsewhere",
+            "folder of the search indexes (ddrsearch index build), one subfolder per corpus"),
     Setting("DDRSEARCH_GRADER_URL", "unset: the model grader of the evaluation chapter is skipped",
             "OpenAI-compatible chat-completions address of a model that grades search results"),
     Setting("DDRSEARCH_GRADER_MODEL", "default", "model name sent to the grader"),

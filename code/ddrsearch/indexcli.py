@@ -1,0 +1,197 @@
+"""The ``ddrsearch index`` sub-commands, and how ``search`` finds a current index.
+
+``ddrsearch index build [--corpus sample|archive | --dir DIR] [--index PATH]``
+    Build the default pipeline's index over the reports (default: the archive).
+``ddrsearch index add PDF... [--corpus ... | --dir DIR | --index PATH]``
+    Add new reports (a new day's report) to that index.
+``ddrsearch index status [...]``
+    Say what the index holds and whether it is current.
+
+Also here: :func:`move_dash_query`, which lets a query start with a dash
+(``ddrsearch search "-LCM"``) by moving it behind ``--``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["add_index_options", "add_index_parser", "current_index", "move_dash_query"]
+
+
+def _source_paths(args) -> tuple[list[Path], dict, str]:
+    """The PDFs of the corpus or folder named by the arguments, what they are, and the rebuild command."""
+    from .data import corpus_paths
+    from .errors import DataNotFoundError
+
+    if getattr(args, "dir", None) is not None:
+        folder = Path(args.dir)
+        if not folder.is_dir():
+            raise DataNotFoundError(f"{folder} is not a folder of report PDFs.")
+        paths = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
+        if not paths:
+            raise DataNotFoundError(f"No PDF files in {folder}.")
+        return paths, {"dir": str(folder.resolve())}, f"ddrsearch index build --dir {args.dir}"
+    corpus = args.corpus or "archive"
+    return corpus_paths(corpus, getattr(args, "archive", None)), {"corpus": corpus}, \
+        f"ddrsearch index build --corpus {corpus}"
+
+
+def _index_dir(args) -> Path:
+    from .index import default_index_dir
+
+    if getattr(args, "index", None):
+        return Path(args.index)
+    return default_index_dir(args.corpus or "archive", getattr(args, "dir", None))
+
+
+def current_index(args, *, say=None):
+    """The index to search with, or ``None`` (absent, stale or damaged: then today's way).
+
+    A stale or damaged index is reported in one line (``say``, default
+    standard error) with the command that rebuilds it.
+    """
+    from .errors import SearchIndexError
+    from .index import open_index, stale_reasons
+    from .indexstore import current_generation
+
+    say = say or (lambda line: print(line, file=sys.stderr))
+    folder = _index_dir(args)
+    try:
+        if current_generation(folder) is None:
+            return None
+        paths, _, rebuild = _source_paths(args)
+        index = open_index(folder)
+        reasons = stale_reasons(index.generation, corpus=paths, model_key=index.retriever.dense.embedder.source.key)
+    except SearchIndexError as exc:
+        say(f"note: not using the index: {exc}")
+        return None
+    if reasons:
+        more = f" and {len(reasons) - 1} more difference(s)" if len(reasons) > 1 else ""
+        say(f"note: the index {folder} is out of date ({reasons[0]}{more}); searching the PDFs without it. "
+            f"Update it with: {rebuild}" + (f" --index {args.index}" if getattr(args, "index", None) else ""))
+        return None
+    return index
+
+
+def add_index_options(p: argparse.ArgumentParser, *, search: bool = False) -> None:
+    """``--index PATH`` (and for search ``--no-index``)."""
+    p.add_argument("--index", metavar="PATH", default=None,
+                   help="index folder (default: .cache/index/<corpus> in the project, or $DDRSEARCH_INDEX_DIR/<corpus>)")
+    if search:
+        p.add_argument("--no-index", action="store_true",
+                       help="do not use the index: read the PDFs and build the pipeline in memory, as without one")
+
+
+def _cmd_build(args) -> int:
+    import time
+
+    from .index import build_index
+
+    paths, source, _ = _source_paths(args)
+    folder = _index_dir(args)
+    t0 = time.perf_counter()
+    gen = build_index(paths, folder, source=source)
+    print(f"Indexed {len(gen.header['reports'])} reports, {gen.header['n_passages']} passages in "
+          f"{time.perf_counter() - t0:.1f} s into {folder} ({gen.size_bytes() / 1e6:.1f} MB).")
+    return 0
+
+
+def _cmd_add(args) -> int:
+    from .index import add_reports
+
+    missing = [p for p in args.pdfs if not Path(p).is_file()]
+    if missing:
+        print(f"ddrsearch index add: no such file: {', '.join(missing)}", file=sys.stderr)
+        return 1
+    result = add_reports(args.pdfs, _index_dir(args))
+    print(f"{_index_dir(args)}: {result.summary()}")
+    return 0
+
+
+def _cmd_status(args) -> int:
+    from .index import stale_reasons
+    from .indexstore import current_generation
+    from .model import resolve_model
+
+    folder = _index_dir(args)
+    gen = current_generation(folder)
+    if gen is None:
+        print(f"No index at {folder}. Build one with: {_source_paths(args)[2]}")
+        return 1
+    h = gen.header
+    reports = h["reports"]
+    print(f"index {folder} (generation {h['generation']}, written {h.get('written', '?')}, "
+          f"ddrsearch {h['ddrsearch_version']})")
+    first, last = (f(reports, key=lambda r: (r["report_date"], r["file_name"])) for f in (min, max))
+    print(f"  {len(reports)} reports ({first['short']} {first['report_date']} to "
+          f"{last['short']} {last['report_date']}), {h['n_passages']} passages, "
+          f"{gen.size_bytes() / 1e6:.1f} MB on disk")
+    print(f"  pipeline: {h['settings']['description']}")
+    print(f"  model SHA-256: {h['model'].get('sha256') or h['model']['key']}")
+    paths, _, rebuild = _source_paths(args)
+    reasons = stale_reasons(gen, corpus=paths, model_key=resolve_model().key)
+    if reasons:
+        print("  OUT OF DATE: " + "; ".join(reasons) + f".\n  Update it with: {rebuild} "
+              "(or ddrsearch index add NEW.pdf for new reports)")
+        return 1
+    print("  current: every report, the model and the pipeline settings match.")
+    return 0
+
+
+def add_index_parser(sub) -> None:
+    """Add ``ddrsearch index build|add|status`` to the sub-command parsers."""
+    p = sub.add_parser("index", help="build, update and check the on-disk search index (fast searches)",
+                       description="An index on disk holds the default pipeline's passages, BM25 index and "
+                                   "vectors, so a search does not re-read the PDFs or re-embed anything.")
+    isub = p.add_subparsers(dest="index_command", metavar="ACTION", required=True)
+    for name, func, text in (
+        ("build", _cmd_build, "build the index over a corpus (default: the archive) or a folder"),
+        ("add", _cmd_add, "add new report PDFs (e.g. a new day's report); identical copies are refused"),
+        ("status", _cmd_status, "what the index holds and whether it is current"),
+    ):
+        q = isub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        if name == "add":
+            q.add_argument("pdfs", nargs="+", metavar="PDF", help="report PDF file(s) to add")
+        q.add_argument("--corpus", choices=["sample", "archive"], default=None,
+                       help="the corpus whose index this is (default: archive)")
+        q.add_argument("--dir", metavar="FOLDER", default=None, help="a folder of your own report PDFs instead")
+        q.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")
+        add_index_options(q)
+        q.set_defaults(func=func)
+
+
+def move_dash_query(argv: list[str], parser: argparse.ArgumentParser, commands=("search", "ask")) -> list[str]:
+    """Let a query start with a dash: ``search "-LCM" -k 3`` becomes ``search -k 3 -- -LCM``.
+
+    For the sub-commands named in ``commands``, an argument that starts with
+    ``-``, is not one of the sub-command's options (or ``--option=value``)
+    and does not follow an option that takes a value, is the query: it is
+    moved behind ``--``. Arguments after an explicit ``--`` are left alone.
+    """
+    if not argv or argv[0] not in commands or "--" in argv:
+        return argv
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    subparser = sub.choices.get(argv[0]) if sub else None
+    if subparser is None:
+        return argv
+    options = subparser._option_string_actions
+    out, query, expects_value = [argv[0]], [], False
+    for arg in argv[1:]:
+        if expects_value:
+            out.append(arg)
+            expects_value = False
+            continue
+        name = arg.split("=", 1)[0]
+        if arg in options or (arg.startswith("--") and name in options) or (
+                len(arg) > 2 and arg[:2] in options and arg[2:].isdigit()):
+            out.append(arg)
+            action = options.get(arg)
+            expects_value = action is not None and action.nargs != 0 and "=" not in arg
+            continue
+        if arg.startswith("-") and len(arg) > 1 and not query:
+            query.append(arg)
+            continue
+        out.append(arg)
+    return out + (["--", *query] if query else [])
