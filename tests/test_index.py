@@ -20,7 +20,9 @@ from ddrsearch.lexical import BM25Retriever
 from ddrsearch.passages import Passage
 from ddrsearch.report import load_archive
 
-QUERIES = ["stuck pipe", "pipe became stuck during the slide", "jar", "circulate and condition mud", "TIH"]
+QUERIES = ["stuck pipe", "pipe became stuck during the slide", "jar", "circulate and condition mud", "TIH",
+           # numeric and date questions go through the typed fields stored with the index
+           "which day did the bit pass 6,400 ft MD?", "what were we doing on November 26, 2020"]
 
 
 def _paths(folder: Path, numbers) -> list[Path]:
@@ -91,6 +93,8 @@ def test_loaded_index_gives_the_pipeline_s_results(six, tmp_path, embedder):
     direct = build_retriever("hybrid", read_reports(six))
     for q in QUERIES:
         assert index.search(q, 5) == direct.search(q, 5)
+    if getattr(direct, "structured", 0):
+        assert index.retriever.structured_match(QUERIES[-1]) == direct.structured_match(QUERIES[-1]) is not None
     assert index.search("stuck pipe", 3, weight=0.0) == direct.with_weight(0.0).search("stuck pipe", 3)
 
 

@@ -53,6 +53,7 @@ from .model import resolve_model
 from .passages import Hit, short_name
 from .pipeline import DEFAULT_PIPELINE, METHODS, build_retriever
 from .report import Report, check_duplicates, read_reports, sort_reports
+from .structured import StructuredIndex
 
 __all__ = ["AddResult", "SearchIndex", "add_reports", "build_index", "code_fingerprint", "default_index_dir",
            "open_index", "stale_reasons"]
@@ -103,14 +104,22 @@ def code_fingerprint() -> dict[str, str]:
 
 
 def _options(obj) -> dict:
-    """Constructor options of a retriever read back from its attributes (scalars only)."""
+    """Constructor options of a retriever read back from its attributes (scalars only).
+
+    Every class of its MRO is read, so a subclass whose ``__init__`` passes
+    ``**options`` on (the tuned hybrid) keeps its base class's options
+    (weight, fusion, candidates, ...) too.
+    """
     out = {}
-    for name, p in inspect.signature(type(obj).__init__).parameters.items():
-        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or not hasattr(obj, name):
+    for cls in type(obj).__mro__:
+        if "__init__" not in vars(cls) or not cls.__module__.startswith("ddrsearch."):
             continue
-        value = getattr(obj, name)
-        if value is None or isinstance(value, (bool, int, float, str)):
-            out[name] = value
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or not hasattr(obj, name) or name in out:
+                continue
+            value = getattr(obj, name)
+            if value is None or isinstance(value, (bool, int, float, str)):
+                out[name] = value
     return out
 
 
@@ -209,7 +218,8 @@ def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = No
     entries = [_report_entry(r, digests[r.file_name], counts[r.file_name]) for r in reports]
     return _write(index_dir, entries, retriever.passages, retriever.dense.matrix, retriever.bm25._bm25,
                   {"source": source or {}, "settings": _settings(retriever), "code": code_fingerprint(),
-                   "model": _model_record(retriever.dense.embedder)})
+                   "model": _model_record(retriever.dense.embedder),
+                   "structured": StructuredIndex(reports).to_records()})
 
 
 def _model_record(embedder: Embedder) -> dict:
@@ -331,9 +341,13 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     vectors = np.concatenate([rows[name][1] for name in order]).astype(np.float32, copy=False)
     new.bm25.index(passages)  # the pipeline's BM25 leg, re-indexed over every passage
     header = generation.header
+    kept = [rec for rec in header.get("structured", []) if rec["report"] in {e["file_name"] for e in keep}]
+    structured = sorted(kept + StructuredIndex(list(new._reports.values())).to_records(),
+                        key=lambda rec: (rec["date"], rec["report"]))
     result.generation = _write(index_dir, [entries[n] for n in order], passages, vectors, new.bm25._bm25,
                                {"source": header.get("source", {}), "settings": _settings(new),
-                                "code": code_fingerprint(), "model": _model_record(embedder)})
+                                "code": code_fingerprint(), "model": _model_record(embedder),
+                                "structured": structured})
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -391,4 +405,7 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
     hybrid = cls(bm25=bm25, dense=dense, **opts["hybrid"])
     for r in (bm25, dense, hybrid):
         r.passages = passages
+    if "structured" in generation.header and hasattr(hybrid, "_structured_index"):
+        # the typed fields of the numeric/date path, stored with the index (no PDF is read)
+        hybrid._structured_index = StructuredIndex.from_records(generation.header["structured"])
     return SearchIndex(Path(index_dir), generation, hybrid)

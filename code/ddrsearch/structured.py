@@ -146,8 +146,14 @@ class StructuredIndex:
     """
 
     def __init__(self, reports: Sequence[Report]):
+        self._set_rows(self.records_of(reports))
+
+    @staticmethod
+    def records_of(reports: Sequence[Report]) -> list[dict]:
+        """One record per report: file name, date, bit size and every typed field's value (JSON-ready after
+        :meth:`to_records`)."""
         rows = []
-        for r in sorted(reports, key=lambda r: (r.report_date, r.report_number)):
+        for r in sorted(reports, key=lambda r: (r.report_date, r.file_name)):
             vals = typed_fields(r)
             bits = read_tables(r).get("DRILL BITS", [])
             size = next((b.get("SIZE", "") for b in bits if b.get("SIZE", "").strip()), "")
@@ -157,6 +163,24 @@ class StructuredIndex:
                 bit_size = None
             rows.append({"report": r.file_name, "date": r.report_date, "bit_size": bit_size,
                          **{k: v.value for k, v in vals.items()}})
+        return rows
+
+    def to_records(self) -> list[dict]:
+        """The index as JSON-ready records (dates as ISO strings), for an index on disk."""
+        keep = [{k: v for k, v in row.items() if k != "md_from"} for row in self.rows]
+        return [{**row, "date": row["date"].isoformat()} for row in keep]
+
+    @classmethod
+    def from_records(cls, records: Sequence[dict]) -> StructuredIndex:
+        """Rebuild the index from :meth:`to_records` output (no PDF is read)."""
+        import datetime as _dt
+
+        obj = cls.__new__(cls)
+        rows = [{**r, "date": _dt.date.fromisoformat(r["date"])} for r in records]
+        obj._set_rows(sorted(rows, key=lambda r: (r["date"], r["report"])))
+        return obj
+
+    def _set_rows(self, rows: list[dict]) -> None:
         self.rows = rows
         prev = 0.0
         for row in rows:  # drilled interval of each day: previous MD -> this MD

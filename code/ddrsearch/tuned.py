@@ -145,9 +145,11 @@ class TunedHybridRetriever(HybridRetriever):
     # --- the structured path ---------------------------------------------------------
     def structured_match(self, query: str):
         """The structured path's :class:`~ddrsearch.structured.StructuredMatch` for ``query`` (``None``: none)."""
-        if self.structured <= 0 or not self._reports:
+        if self.structured <= 0:
             return None
         if self._structured_index is None:
+            if not self._reports:
+                return None
             self._structured_index = StructuredIndex(list(self._reports.values()))
         return self._structured_index.score(query)
 
