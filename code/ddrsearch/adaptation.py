@@ -67,7 +67,7 @@ __all__ = [
 #: File name of the packaged adapter in ``ddrsearch/resources/``.
 ADAPTER_FILE = "minilm_adapter.npy"
 #: SHA-256 of the packaged adapter file (checked by :func:`load_adapter`).
-ADAPTER_SHA256 = "0000000000000000000000000000000000000000000000000000000000000000"
+ADAPTER_SHA256 = "dd65c1c459ae9a9048ab20756d2d108f2806083d0446ca34e05dd938818d7ac2"
 
 _UPPER_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z.&/]*[A-Z](?:'?s)?(?![A-Za-z0-9])")
 
@@ -195,7 +195,7 @@ class TrainingConfig:
     batch_size: int = 64
     lr: float = 1e-3
     temperature: float = 0.05
-    identity_weight: float = 1.0
+    identity_weight: float = 0.01
     queries_per_passage: int = 2
     seed: int = 0
 
@@ -226,13 +226,22 @@ def train_adapter(pairs: Sequence[Pair], embedder: Embedder, config: TrainingCon
     anchors = torch.tensor([row[p.anchor] for p in pairs])
     positives = torch.tensor([row[p.positive] for p in pairs])
     groups = torch.tensor([p.group for p in pairs])
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one thread: the same sums in the same order on any machine, and no oversubscription
+    try:
+        return _fit(vectors, anchors, positives, groups, config, torch)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _fit(vectors, anchors, positives, groups, config: TrainingConfig, torch) -> np.ndarray:
     torch.manual_seed(config.seed)
     dim = vectors.shape[1]
     eye = torch.eye(dim, dtype=torch.float64)
     weight = torch.nn.Parameter(eye.clone())
     optimizer = torch.optim.Adam([weight], lr=config.lr)
     order_rng = random.Random(config.seed)
-    order = list(range(len(pairs)))
+    order = list(range(len(anchors)))
     for _ in range(config.epochs):
         order_rng.shuffle(order)
         for b in range(0, len(order), config.batch_size):
