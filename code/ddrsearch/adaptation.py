@@ -34,7 +34,16 @@ matrix is trained in float64 on the CPU, so a retrain on the same machine
 gives the same bytes.
 
 Reproduce the packaged adapter: ``python -m ddrsearch.adaptation --out FILE``
-(prints the training time and the SHA-256).
+(prints the training time and the SHA-256; with the embedding cache warm it
+gives the packaged bytes again on this machine).
+
+Use it::
+
+    DenseRetriever(adapter=True)                                   # dense leg only
+    build_retriever("hybrid", reports, dense_options={"adapter": True})
+    AdaptedEmbedder()                                              # an Embedder
+
+Measured on the development questions with ``benchmarks/adapter_dev.py``.
 """
 
 from __future__ import annotations
