@@ -123,7 +123,9 @@ def _schema_sql(t: dict[str, str]) -> list[str]:
             kind text NOT NULL, span_start int, span_end int, n_tokens int NOT NULL, tsv tsvector NOT NULL,
             embedding vector({EMBEDDING_DIM}), PRIMARY KEY (well, passage_id))""",
         f"CREATE INDEX ON {t['passages']} USING gin (tsv)",
-        f"CREATE UNIQUE INDEX ON {t['passages']} (passage_id)",
+        # not UNIQUE: a sharded (Citus) table allows unique keys only with the distribution column (well);
+        # add() checks that passage ids are new, under the stats row lock
+        f"CREATE INDEX ON {t['passages']} (passage_id)",
         f"CREATE TABLE {t['terms']} (term text PRIMARY KEY, df bigint NOT NULL)",
         f"CREATE TABLE {t['stats']} (one bool PRIMARY KEY DEFAULT true CHECK (one), n bigint NOT NULL, "
         f"total_tokens bigint NOT NULL)",
