@@ -97,6 +97,7 @@ def _latency(retriever, queries) -> tuple[float, float]:
         retriever.search(q, 10)  # warm-up
     lat = []
     for q in queries:
+        retriever.__dict__.pop("_query_cache", None)  # embedding the query is part of its latency
         t = time.perf_counter()
         retriever.search(q, 10)
         lat.append((time.perf_counter() - t) * 1000)

@@ -52,6 +52,7 @@ rebuild), :class:`EmbeddedServerError` (pgserver missing or cannot start).
 from __future__ import annotations
 
 import re
+import warnings
 from collections import Counter
 from typing import Sequence
 
@@ -324,7 +325,9 @@ class PostgresRetriever(Retriever):
     def _write(self, passages: list[Passage], *, replace: bool) -> None:
         t = self.tables
         tokens = [self.tokenize(p.indexed_text) for p in passages]
-        vectors = np.asarray(self.embedder.encode([p.indexed_text for p in passages]), dtype=np.float32)
+        with warnings.catch_warnings():  # encode() may import transformers, whose tqdm.auto warns in Jupyter
+            warnings.filterwarnings("ignore", message=".*IProgress not found.*")
+            vectors = np.asarray(self.embedder.encode([p.indexed_text for p in passages]), dtype=np.float32)
         df = Counter(term for ts in tokens for term in set(ts))
         conn = self.conn
         with conn.transaction():
@@ -406,8 +409,15 @@ class PostgresRetriever(Retriever):
                                  {"q": np.asarray(vec, dtype=np.float32), "n": n}).fetchall()
 
     def embed_query(self, query: str) -> np.ndarray:
-        """The query's unit vector, shape ``(384,)`` (not written to the disk cache)."""
-        return self.embedder.encode_uncached([query])[0]
+        """The query's unit vector, shape ``(384,)``; as the in-memory dense retriever, the last 256 are kept in memory."""
+        cache = self.__dict__.setdefault("_query_cache", {})
+        vec = cache.get(query)
+        if vec is None:
+            vec = self.embedder.encode_uncached([query])[0]
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))
+            cache[query] = vec
+        return vec
 
     def _ranked(self, query: str, n: int | None, vec=None) -> list[tuple[str, str, float]]:
         """``(passage id, report, score)`` of the best ``n`` passages (None: all retrieved), best first."""
