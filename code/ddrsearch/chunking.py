@@ -50,9 +50,9 @@ class WordPieces:
     """
 
     def __init__(self, model_path: str | os.PathLike | None = None):
-        from transformers import AutoTokenizer
+        from .embeddings import _import_quietly, resolve_model
 
-        from .embeddings import resolve_model
+        AutoTokenizer = _import_quietly("transformers").AutoTokenizer  # no tqdm warning on stderr in Jupyter
 
         self.source = resolve_model(model_path)
         self.tokenizer = AutoTokenizer.from_pretrained(self.source.location)
