@@ -28,6 +28,7 @@ import argparse
 import functools
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -203,6 +204,7 @@ def main(argv=None) -> int:
     finally:
         if tmp:
             server.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
     result["in_memory_budget"] = _fit_budget(result["in_memory"])
 
     mem = {r["scale"]: r for r in result["in_memory"]}
