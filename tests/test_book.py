@@ -57,7 +57,8 @@ def test_every_listed_file_exists_once():
     # every chapter notebook on disk is in the book (nothing keeps a second list)
     on_disk = sorted(p.name for p in (PROJECT / "chapters").glob("*.ipynb"))
     assert on_disk == sorted(p.name for p in CHAPTERS)
-    assert all(re.match(r"^\d\d-[a-z0-9-]+\.ipynb$", p.name) for p in CHAPTERS)
+    # chapters are NN-name.ipynb; appendices (book: appendices: in _quarto.yml) appendix-name.ipynb
+    assert all(re.match(r"^(\d\d|appendix)-[a-z0-9-]+\.ipynb$", p.name) for p in CHAPTERS)
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])

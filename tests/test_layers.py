@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
     "retrieval": 8, "structured": 8, "adaptation": 8,
     "lexical": 9, "dense": 9,
     "hybrid": 10,
-    "tuned": 11, "questions": 11, "sources": 8, "generation": 2,
+    "tuned": 11, "questions": 11, "postgres": 11, "pgserver_support": 2, "sources": 8, "generation": 2,
     "pipeline": 12,
     "answers": 13, "index": 13,
     "patterns": 12, "evaluation": 12, "plots": 12,

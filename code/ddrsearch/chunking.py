@@ -29,6 +29,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
+from ._util import import_quietly
 from .model import CONTENT_PIECES, resolve_model
 from .passages import Passage
 from .report import Report
@@ -51,7 +52,7 @@ class WordPieces:
     """
 
     def __init__(self, model_path: str | os.PathLike | None = None):
-        from transformers import AutoTokenizer
+        AutoTokenizer = import_quietly("transformers").AutoTokenizer  # no tqdm warning on stderr in Jupyter
 
         self.source = resolve_model(model_path)
         self.tokenizer = AutoTokenizer.from_pretrained(self.source.location)

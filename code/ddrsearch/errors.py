@@ -177,6 +177,28 @@ class GenerationError(DDRSearchError):
     """The chat endpoint could not be reached, did not answer in time, or answered in an unknown format."""
 
 
+# --- the PostgreSQL backend -------------------------------------------------------
+
+class PostgresError(DDRSearchError):
+    """Base class of the PostgreSQL backend's errors."""
+
+
+class ServerUnreachableError(PostgresError, ConnectionError):
+    """No PostgreSQL server answers at the URL (the message names it and the reason)."""
+
+
+class VectorExtensionError(PostgresError):
+    """The server lacks the pgvector extension, or it cannot be enabled in this database."""
+
+
+class SchemaVersionError(PostgresError):
+    """A collection's tables were written by another version of the package."""
+
+
+class EmbeddedServerError(PostgresError):
+    """The embedded server (PyPI package ``pgserver``) is missing or cannot start."""
+
+
 # --- text and glossary -------------------------------------------------------------
 
 class GlossaryError(DDRSearchError, ValueError):
