@@ -27,7 +27,7 @@ $(BIN)/python:
 # PyTorch first, pinned, so that sentence-transformers does not pull another build.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,postgres]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ddrsearch)" >/dev/null
 	touch $(STAMP)
 
@@ -58,6 +58,7 @@ book: data
 bench: data
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_retrievers.py
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_index.py
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_postgres.py --scales 1,10,100
 
 clean:
 	rm -rf _book _preview .quarto .pytest_cache .hypothesis
