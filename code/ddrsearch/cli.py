@@ -16,6 +16,8 @@ Sub-commands:
     sources (or "not found in these reports").
 ``ddrsearch show REPORT --row N --out PNG``
     Write a PNG crop of one operation row and check its text verbatim.
+``ddrsearch app [--corpus sample|archive | --dir FOLDER] [--port N]``
+    Start the web app "Ask the reports" on 127.0.0.1 (Streamlit).
 ``ddrsearch verify``
     Check the archive folder against the manifest without fetching.
 ``ddrsearch manifest FOLDER --out FILE``
@@ -234,6 +236,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests)."""
+    from .serve import add_app_command
+
     parser = argparse.ArgumentParser(
         prog="ddrsearch",
         description="Search daily drilling reports (DDRs) and measure how well the search works.",
@@ -320,6 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="CSV", default=None,
                    help="write per-question results to CSV (and the means to <name>_means.csv)")
     p.set_defaults(func=_cmd_eval)
+
+    add_app_command(sub)  # ddrsearch app: its options live beside the launcher, in ddrsearch.serve
 
     p = sub.add_parser("verify", help="check the archive folder against the manifest",
                        description="Check every report PDF's SHA-256 against the manifest; fetch nothing.")

@@ -1,0 +1,344 @@
+"""The web app "Ask the reports" on the real reports: Streamlit's own headless tests, and a browser check.
+
+The page is driven with ``streamlit.testing.v1.AppTest`` (no browser): it
+renders, ``packers failed to set`` on the sample shows report 49 first with
+its row, bad input gives a message and no traceback, and reports changed on
+disk since they were indexed show the rebuild hint. The browser test starts
+``ddrsearch app`` on a free localhost port, types a question in headless
+Chromium (Selenium) and saves ``figures/app-search.png``, the screenshot of
+the book's setup appendix; it runs where ``/usr/bin/chromium`` and
+``/usr/bin/chromedriver`` are installed and is skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT
+from ddrsearch.cli import main as cli_main
+from ddrsearch.data import sample_paths
+from ddrsearch.pipeline import DEFAULT_WEIGHT
+from ddrsearch.serve import app_command
+
+AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+
+#: Seconds one AppTest run may take: the first one reads, chunks and embeds the sample.
+RUN_TIMEOUT = 900
+REPORT_49 = "FORGE-16A-78-32_Drilling_049_2020-12-07.pdf"
+
+
+def page(**kwargs) -> AppTest:
+    """An AppTest of the page, ``main(**kwargs)``, run once."""
+    args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    at = AppTest.from_string(f"from ddrsearch.app import main\nmain({args})\n", default_timeout=RUN_TIMEOUT)
+    return at.run()
+
+
+def ask(at: AppTest, question: str, method: str = "pipeline", k: int = 5) -> AppTest:
+    at.text_input(key="question").input(question)
+    at.selectbox(key="method").select(method)
+    at.number_input(key="k").set_value(k)
+    return at.button(key="search").click().run()
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    return [e.value for e in getattr(at, kind)]
+
+
+@pytest.fixture(scope="module")
+def sample_page(archive_folder):
+    at = page(corpus="sample")
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_the_page_renders(sample_page):
+    at = sample_page
+    assert at.title[0].value == "Ask the reports"
+    assert at.text_input(key="question").label == "Question"
+    assert [o for o in at.selectbox(key="method").options] == [
+        "Default pipeline (BM25 + dense, fused)", "BM25 (words, abbreviations expanded)", "Dense (meaning, all-MiniLM-L6-v2)"]
+    assert at.caption[0].value.startswith("Searching the ten-report sample (10 reports): 105 passages")
+    assert not at.warning and not at.error
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_packers_failed_to_set_shows_report_49_first_with_its_row(sample_page):
+    at = ask(sample_page, "packers failed to set")
+    assert not at.exception and not at.warning
+    heads = [m for m in texts(at, "markdown") if m.startswith("**1. ")]
+    assert heads and heads[0].startswith("**1. D049** · report 49 · 2020-12-07 · row 5, 14:00-19:00")
+    quotes = [m for m in texts(at, "markdown") if m.startswith("<blockquote>")]
+    assert "Attempted multiple times to <mark>set</mark> <mark>packers</mark> Pressures" in quotes[0]
+    citations = texts(at, "code")
+    assert citations[0].startswith("[D049-r05] report 49, 2020-12-07 14:00-19:00, page 1 (" + REPORT_49 + ")")
+    signals = [m for m in texts(at, "markdown") if m.startswith("BM25 score **")]
+    assert len(signals) == 5 and re.fullmatch(r"BM25 score \*\*\d+\.\d\d\*\* · dense cosine \*\*0\.\d{3}\*\* · "
+                                              r"fused score \*\*\d\.\d{3}\*\*", signals[0])
+    rows = [m for m in texts(at, "markdown") if re.match(r"\*\*\d\. ", m) and " · row " in m]
+    assert len(at.get("image")) == len(rows) >= 1  # a crop for each hit that is a TIME BREAKDOWN row
+    card = [m for m in texts(at, "markdown") if "D049-r05" in m and "evidence" in m]
+    assert card, "the answer card quotes D049-r05"
+    w = DEFAULT_WEIGHT
+    assert any(m.startswith(f"**Fusion**: fused = {1 - w:g} x BM25 scaled + {w:g} x dense scaled")
+               for m in texts(at, "markdown"))
+    assert len(at.dataframe) == 3  # BM25 leg, dense leg, fusion
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_bm25_and_dense_methods_are_the_pipeline_legs(sample_page):
+    at = ask(sample_page, "packers failed to set", method="bm25", k=3)
+    assert texts(at, "subheader")[-1] == "3 report(s) by BM25 (words, abbreviations expanded)"
+    heads = [m for m in texts(at, "markdown") if m.startswith("**1. ")]
+    assert heads[0].startswith("**1. D049**")
+    at = ask(at, "tripping in the hole", method="dense", k=2)
+    assert texts(at, "subheader")[-1] == "2 report(s) by Dense (meaning, all-MiniLM-L6-v2)"
+
+
+@pytest.mark.data
+@pytest.mark.model
+@pytest.mark.parametrize("question, message", [
+    ("", "Type a question first"),
+    ("   ", "Type a question first"),
+    ("?!...", "has no searchable words"),
+    ("the of and", "has no searchable words"),
+])
+def test_bad_questions_give_a_message_not_a_traceback(sample_page, question, message):
+    at = ask(sample_page, question)
+    assert not at.exception
+    assert len(at.warning) == 1 and message in at.warning[0].value
+    assert not [m for m in texts(at, "markdown") if m.startswith("**1. ")]
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_how_the_ranking_was_made_adds_up(sample_page):
+    """The panel's fusion terms add up to the pipeline's own fused scores; shorthand is expanded for BM25."""
+    from ddrsearch.app import load_search
+
+    session = load_search("sample", None, None)  # the page's cached session, not a second index
+    question = "TIH to the casing shoe"
+    ex = session.explain(question)
+    assert ("tih", "trip in hole") in ex.expansions
+    assert "trip" in ex.expanded_terms and "trip" not in ex.terms
+    b, v, f = session.signals(question)
+    at = {p.passage_id: i for i, p in enumerate(session.retriever.passages)}
+    legs_b, _ = session.retriever.leg_scores(question)
+    assert [r.score for r in ex.bm25] == sorted((x for x in legs_b if x == x), reverse=True)[:10]
+    assert len(ex.dense) == len(ex.fused) == 10
+    for r in ex.fused:
+        w = ex.weight
+        assert r.score == pytest.approx((1 - w) * (r.bm25_norm or 0.0) + w * (r.dense_norm or 0.0) + r.bonus)
+        assert r.score == pytest.approx(f[at[r.passage_id]])
+    hits = session.search(question, k=3)
+    assert hits[0].fused == pytest.approx(max(x for x in f if x == x))
+    # shorthand in a row is highlighted for a question in plain words, and the other way round
+    assert session.marks("TIH to 6,360', no issues", set(session.terms("trip in hole"))) == ("TIH",)
+    assert {"Trip", "hole"} <= set(session.marks("Trip in hole to 6,360'", set(session.terms("TIH"))))
+
+
+def test_a_hit_cuts_its_text_at_the_marked_words_and_cites_itself():
+    import datetime as dt
+
+    from ddrsearch.session import ResultRow
+
+    hit = ResultRow(rank=1, report="r.pdf", path=Path("r.pdf"), label="D001", report_number=1,
+                    date=dt.date(2020, 10, 20), kind="operation", page=1, row=0, row_id="D001-r00", start="06:00",
+                    end="07:00", text="TIH to 6,360', no issues. Trip <fast>", terms=("trip", "6360"),
+                    marked=("TIH", "6,360',", "Trip"),
+                    bm25=1.0, dense=0.5, fused=None)
+    assert hit.marked_words == ("TIH", "6,360',", "Trip")
+    assert [p for p, m in hit.segments()] == ["TIH", " to ", "6,360',", " no issues. ", "Trip", " <fast>"]
+    assert hit.citation == ("[D001-r00] report 1, 2020-10-20 06:00-07:00, page 1 (r.pdf): "
+                            "\"TIH to 6,360', no issues. Trip <fast>\"")
+
+
+class _Chat(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint that answers ``server.answer``."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": self.server.answer}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_generated_answer_is_shown_with_its_citations_checked(sample_page, monkeypatch):
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Chat)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    monkeypatch.setenv("DDRSEARCH_LLM_URL", f"http://127.0.0.1:{srv.server_address[1]}/v1")
+    monkeypatch.setenv("DDRSEARCH_LLM_MODEL", "test-model")
+    try:
+        srv.answer = "The packers did not set on 2020-12-07. [D049-r05]"
+        at = ask(sample_page, "packers failed to set")
+        assert at.button(key="generate").label == "Write an answer with test-model (citations checked)"
+        at = at.button(key="generate").click().run()
+        assert "> The packers did not set on 2020-12-07. [D049-r05]" in texts(at, "markdown")
+        assert at.success[0].value == "All 1 sentence(s) cite rows that were in the prompt."
+        srv.answer = "The packers did not set. [D049-r05] The crew then drilled ahead. [D001-r01]"
+        at = at.button(key="generate").click().run()
+        assert not at.success
+        assert "NOT IN THE PROMPT: D001-r01" in at.warning[0].value
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+def test_unreadable_folders_give_a_message_not_a_traceback(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "DDR_41.pdf").write_text("not a PDF", encoding="utf-8")
+    for folder, says in ((tmp_path / "missing", "does not exist"), (tmp_path / "empty", "No PDF files"),
+                         (tmp_path / "bad", "DDR_41.pdf")):
+        at = page(folder=str(folder))
+        assert not at.exception, at.exception
+        assert at.error and at.error[0].value.startswith("The reports could not be loaded:")
+        assert says in at.error[0].value
+        assert "ddrsearch app --dir FOLDER" in at.info[0].value
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_reports_changed_on_disk_show_the_rebuild_hint(tmp_path, archive_folder):
+    """The index is stale when the folder's PDFs change after indexing; the page says so and rebuilds on request."""
+    first, second, third = sample_paths(archive_folder)[:3]
+    for p in (first, second):
+        shutil.copy2(p, tmp_path / p.name)
+    at = page(folder=str(tmp_path))
+    assert not at.exception and not at.warning
+    shutil.copy2(third, tmp_path / third.name)  # a new day's report arrives
+    at = at.run()
+    assert len(at.warning) == 1 and at.warning[0].value.startswith("The index is stale")
+    assert f"1 PDF(s) added: {third.name}" in at.warning[0].value
+    at = at.button(key="rebuild").click().run()
+    assert not at.exception and not at.warning
+    assert at.caption[0].value.startswith(f"Searching folder {tmp_path} (3 reports)")
+    (tmp_path / first.name).unlink()
+    at = at.run()
+    assert f"1 PDF(s) removed: {first.name}" in at.warning[0].value
+
+
+def test_the_app_command_checks_its_port_and_binds_to_localhost(capsys, monkeypatch):
+    assert cli_main(["app", "--port", "70000"]) == 2
+    assert "between 1 and 65535, got 70000" in capsys.readouterr().err
+    monkeypatch.setenv("DDRSEARCH_APP_PORT", "eighty")
+    assert cli_main(["app"]) == 2
+    assert "got 'eighty' (--port or DDRSEARCH_APP_PORT)" in capsys.readouterr().err
+    cmd = app_command("x.py", 8600, static=True)
+    assert cmd[1:4] == ["-m", "streamlit", "run"]
+    pairs = dict(zip(cmd[5::2], cmd[6::2]))
+    assert pairs["--server.address"] == "127.0.0.1" and pairs["--server.port"] == "8600"
+    assert pairs["--server.headless"] == "true" and pairs["--browser.gatherUsageStats"] == "false"
+    assert pairs["--server.enableStaticServing"] == "true"
+
+
+# --- the browser check ------------------------------------------------------------------
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+SCREENSHOT = PROJECT / "figures" / "app-search.png"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"ddrsearch app exited with status {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"ddrsearch app did not answer at {url} within {seconds} s")
+
+
+@pytest.mark.browser
+@pytest.mark.data
+@pytest.mark.model
+@pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                    reason="headless Chromium not installed (apt-get install chromium chromium-driver)")
+def test_the_app_in_a_browser_shows_result_rows(archive_folder):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PROJECT / "code"), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch.cli", "app", "--corpus", "sample", "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800"):
+        options.add_argument(arg)
+    driver = None
+    try:
+        _wait_healthy(url, proc, 120)
+        driver = webdriver.Chrome(service=webdriver.ChromeService(str(CHROMEDRIVER)), options=options)
+        driver.get(url)
+        wait = WebDriverWait(driver, RUN_TIMEOUT)
+        box = wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "input[aria-label='Question']")))
+        box.send_keys("packers failed to set", Keys.ENTER)
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".st-key-hit-1 img")))
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+        rows = driver.find_elements(By.CSS_SELECTOR, "[class*='st-key-hit-']")
+        assert len(rows) == 5
+        assert rows[0].text.startswith("1. D049 · report 49 · 2020-12-07 · row 5, 14:00-19:00")
+        assert "Attempted multiple times to set packers" in rows[0].text
+        link = rows[0].find_element(By.PARTIAL_LINK_TEXT, "Open page 1 of")
+        assert link.get_attribute("href").endswith(f"/app/static/{REPORT_49}#page=1")
+        n_rows = sum(" · row " in r.text.split("\n")[0] for r in rows)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[class*='st-key-hit-'] img")) == n_rows)
+        for _ in range(3):  # the screenshot ends below the second hit; resizing can move it, so measure again
+            bottom, chrome = driver.execute_script(
+                "return [document.querySelector('.st-key-hit-2').getBoundingClientRect().bottom,"
+                " window.outerHeight - window.innerHeight]")
+            driver.set_window_size(1400, int(bottom + chrome) + 30)
+            time.sleep(1)
+        SCREENSHOT.parent.mkdir(exist_ok=True)
+        assert driver.save_screenshot(str(SCREENSHOT))
+    finally:
+        if driver is not None:
+            driver.quit()
+        os.killpg(proc.pid, signal.SIGTERM)  # the launcher and the Streamlit server it started
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # a busy machine: stop them outright
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
