@@ -246,6 +246,32 @@ def test_reports_changed_on_disk_show_the_rebuild_hint(tmp_path, archive_folder)
     assert f"1 PDF(s) removed: {first.name}" in at.warning[0].value
 
 
+@pytest.mark.data
+@pytest.mark.model
+def test_a_stale_index_on_disk_shows_the_rebuild_hint(tmp_path, archive_folder, monkeypatch):
+    """With an index built by ``ddrsearch index build``, the page uses it while current and says to rebuild when not."""
+    from ddrsearch.app import load_search
+
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "index"))
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    first, second, third = sample_paths(archive_folder)[:3]
+    for p in (first, second):
+        shutil.copy2(p, folder / p.name)
+    assert cli_main(["index", "build", "--dir", str(folder)]) == 0
+    at = page(folder=str(folder))
+    assert not at.exception and not at.warning
+    assert load_search("sample", str(folder), None).index_note == ""
+    shutil.copy2(third, folder / third.name)  # a new report the index does not hold yet
+    load_search.clear()  # as a new process would start
+    at = page(folder=str(folder))
+    assert not at.exception
+    hint = at.warning[0].value
+    assert hint.startswith("The index on disk (") and "is stale: 1 report(s) are not indexed yet" in hint
+    assert f"Rebuild it with: ddrsearch index build --dir {folder}" in hint
+    assert at.caption[0].value.startswith(f"Searching folder {folder} (3 reports)")
+
+
 def test_the_app_command_checks_its_port_and_binds_to_localhost(capsys, monkeypatch):
     assert cli_main(["app", "--port", "70000"]) == 2
     assert "between 1 and 65535, got 70000" in capsys.readouterr().err

@@ -202,6 +202,8 @@ def main(corpus: str = "sample", folder: str | None = None, archive: str | None 
         return
     st.caption(f"Searching {session.source}: {len(session.retriever.passages)} passages, read and indexed in "
                f"{session.load_seconds:.1f} s, once for this process.")
+    if session.index_note:
+        st.warning(session.index_note)
     stale = session.stale_reasons()
     if stale:
         st.warning(REBUILD_HINT + " " + "; ".join(stale) + ".")

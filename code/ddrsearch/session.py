@@ -4,9 +4,11 @@
 76-report archive, or a folder of the user's own PDFs) and indexes them once
 with the book's default pipeline (:func:`ddrsearch.pipeline.build_retriever`
 with method ``"hybrid"``: BM25 with abbreviation expansion plus dense
-retrieval over operation-row chunks, convex fusion). It is the one seam
-between the app and how the index is obtained: when the index on disk
-(Chapter 14) is used, only this function changes.
+retrieval over operation-row chunks, convex fusion), or takes that
+pipeline from the index on disk (``ddrsearch index build``, Chapter 14)
+when there is one and it is current. A stale or damaged index is not used:
+the session's ``index_note`` says why and how to rebuild it, and the page
+shows that sentence.
 
 A :class:`SearchSession` then answers, for one question:
 
@@ -202,6 +204,7 @@ class SearchSession:
         self.paths = [Path(p) for p in paths]
         self.folder = folder
         self.load_seconds = load_seconds
+        self.index_note = ""  # set by load_search when the index on disk is stale or damaged
         self._fingerprint = _fingerprint(self.paths)
         self._position = {p.passage_id: i for i, p in enumerate(retriever.passages)}
 
@@ -337,6 +340,33 @@ class SearchSession:
         return row_crop(self.by_name[report], row, words, zoom=zoom)
 
 
+def _disk_index(corpus, folder, paths, reports):
+    """The default pipeline from the index on disk (``ddrsearch index build``) when it is current.
+
+    Returns ``(retriever, note)``: the index's retriever and ``""``; or
+    ``None`` (build in memory) and ``""`` when there is no index; or ``None``
+    and a sentence saying why the index is stale or damaged and how to rebuild it.
+    """
+    from .errors import SearchIndexError
+    from .index import default_index_dir, open_index, stale_reasons
+    from .indexstore import current_generation
+
+    where = default_index_dir(None if folder is not None else corpus, folder)
+    rebuild = f"ddrsearch index build {f'--dir {folder}' if folder is not None else f'--corpus {corpus}'}"
+    try:
+        if current_generation(where) is None:
+            return None, ""
+        index = open_index(where)
+        reasons = stale_reasons(index.generation, corpus=paths, model_key=index.retriever.dense.embedder.source.key)
+    except SearchIndexError as exc:
+        return None, f"The index on disk was not used: {exc}"
+    if reasons:
+        return None, (f"The index on disk ({where}) is stale: {'; '.join(reasons[:3])}. Rebuild it with: {rebuild} "
+                      "(this page searches the PDFs without it meanwhile).")
+    index.retriever.attach_reports(reports)
+    return index.retriever, ""
+
+
 def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None, *,
                 archive: str | os.PathLike | None = None) -> SearchSession:
     """Read the reports and index them with the default pipeline, once.
@@ -371,12 +401,15 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
         n = len(reports)
         source = f"the ten-report sample ({n} reports)" if corpus == "sample" else f"the archive ({n} reports)"
         base = None
-    retriever = build_retriever("hybrid", reports)
+    retriever, index_note = _disk_index(corpus, folder, paths, reports)
+    if retriever is None:
+        retriever = build_retriever("hybrid", reports)
     with query_threads():
         # one search now loads the embedding model and builds what the pipeline builds at its first
         # question (the tuned pipeline's structured index and IDF table), so no question waits for them
         retriever.search("trip in hole to bottom", k=1)
     session = SearchSession(reports, retriever, source=source, paths=paths, folder=base)
+    session.index_note = index_note
     session.answerer.idf("warm")  # the answer card's document frequencies, counted once here
     session.load_seconds = time.perf_counter() - start
     return session
