@@ -26,7 +26,7 @@ LAYERS: dict[str, int] = {
     "__init__": 0, "errors": 0, "_util": 0,
     "settings": 1,
     "data": 2, "text": 2, "metrics": 2, "fusion": 2, "vectorindex": 2,
-    "glossary": 3, "trec": 3, "pdf": 3, "judgements": 3,
+    "glossary": 3, "trec": 3, "pdf": 3, "judgements": 3, "synthetic": 3,
     "tokenizer": 4, "layout": 4,
     "report": 5,
     "fetch": 6, "passages": 6, "model": 6,

@@ -29,15 +29,20 @@ from .errors import (
     ReportLayoutError,
 )
 from .layout import (
-    SECTION_TITLES,
+    TIME_COLUMNS,
     OperationRow,
+    is_section_title,
     parse_depth,
     parse_header,
     parse_number,
     parse_report_date,
-    parse_time_breakdown,
+    parse_time_table,
+    squash,
 )
 from .pdf import group_lines, join_words, open_pdf, page_words
+
+#: Lines that mark the completion layout (squashed, see :func:`ddrsearch.layout.squash`).
+_COMPLETION_MARKS = {"TIMELOG", "DAILYCOMPLETIONREPORT"}
 
 
 @dataclass
@@ -202,16 +207,21 @@ def read_report(path: str | os.PathLike) -> Report:
         pages = [page.get_text("text").replace("\x00", " ") for page in doc]
         header: dict[str, str] = {}
         rows: list[OperationRow] = []
-        total = None
+        totals: list[float] = []
         layout = None
         notes: list[str] = []
         page_headers: list[tuple[int, dict[str, str]]] = []
+        open_part = None  # the previous page's table part, which may continue on this page
+        completion_marks: list[int] = []
         for pno, page in enumerate(doc, start=1):
             words = page_words(page)
-            parsed = parse_time_breakdown(page, words, pno, path.name)
+            part = parse_time_table(page, words, pno, path.name, continued=open_part)
             stop = page.rect.height
+            lines = [join_words(line) for line in group_lines(words)]
+            if any(squash(text) in _COMPLETION_MARKS for text in lines):
+                completion_marks.append(pno)
             for line in group_lines(words):  # the header ends at the first section title below it
-                if join_words(line) in SECTION_TITLES and line[0].y0 > 60:
+                if is_section_title(join_words(line)) and line[0].y0 > 60:
                     stop = min(stop, line[0].y0 - 0.5)
                     break
             page_header = parse_header(words, stop)
@@ -219,14 +229,19 @@ def read_report(path: str | os.PathLike) -> Report:
                 page_headers.append((pno, page_header))
             if pno == 1:
                 header = page_header
-            if parsed is not None:
+            open_part = part
+            if part is not None:
+                if part.heading != "title":
+                    how = "its column headings repeated" if part.heading == "columns" else "no heading"
+                    notes.append(f"page {pno}: the TIME BREAKDOWN continues ({len(part.rows)} rows, {how})")
                 layout = "drilling"
-                page_rows, page_total, page_notes = parsed
-                notes.extend(f"page {pno}, {n}" for n in page_notes)
-                for r in page_rows:
+                notes.extend(f"page {pno}, {n}" for n in part.notes)
+                for r in part.rows:
                     rows.append(OperationRow(**{**r.__dict__, "index": len(rows)}))
-                if page_total is not None:
-                    total = (total or 0.0) + page_total
+                if part.total is not None:
+                    totals.append(part.total)
+                if part.heading == "title" and not part.rows:
+                    notes.append(f"page {pno}: a TIME BREAKDOWN heading but no row with a FROM time (HH:MM) under it")
     finally:
         doc.close()
 
@@ -257,6 +272,8 @@ def read_report(path: str | os.PathLike) -> Report:
     if from_name is not None:
         well, phase, number, date = from_name
         layout_phase = "Drilling" if layout == "drilling" else "Completion"
+        if layout is None and not completion_marks:
+            layout_phase = phase  # neither layout found: said below (an error for a drilling report, else a note)
         if layout_phase != phase:
             raise IdentityMismatchError(
                 f"{path.name}: the file name says a {phase} report, but the PDF has "
@@ -278,6 +295,15 @@ def read_report(path: str | os.PathLike) -> Report:
             )
     else:
         well = header.get("WELL NAME", "") or "unknown well"
+        if layout is None and not completion_marks:
+            raise ReportLayoutError(
+                f"{path}: a layout this reader does not know. It found a header (RPT NUM={header.get('RPT NUM')!r}, "
+                f"RPT DATE={header.get('RPT DATE')!r}) but no TIME BREAKDOWN table (headings "
+                f"{' / '.join(TIME_COLUMNS)}, any letter case) and no completion report's TIME LOG, "
+                "so it cannot tell a drilling from a completion report. Check that the file is a daily report; "
+                "read its text with pymupdf if it is another kind of document.",
+                path,
+            )
         phase = "Drilling" if layout == "drilling" else "Completion"
         number, date = int(hdr_num), hdr_date
     if layout is None and phase == "Drilling":
@@ -289,6 +315,15 @@ def read_report(path: str | os.PathLike) -> Report:
     hours = sum(r.hours or 0.0 for r in rows)
     if hours > 24.0 + 1e-9:
         notes.append(f"the operation rows add up to {hours:g} hours, more than one day")
+    # TOTAL HRS: one printed total is the table's; when every page prints one, the last is the
+    # grand total if it equals the rows' sum, otherwise they are page subtotals and add up.
+    total = None
+    if totals:
+        total = totals[-1] if len(totals) == 1 or abs(totals[-1] - hours) < 1e-6 else sum(totals)
+        if rows and abs(total - hours) > 1e-6:
+            notes.append(f"the rows add up to {hours:g} hours but the printed TOTAL HRS is {total:g}")
+    if layout is None and phase == "Completion" and not completion_marks:
+        notes.append("no TIME BREAKDOWN table and no TIME LOG found: the report has no operation rows")
     return Report(
         path=path, file_name=path.name, well=well, phase=phase, report_number=number, report_date=date,
         header=header, pages=pages, operations=rows, total_hours_printed=total, notes=notes,
