@@ -10,6 +10,10 @@ The completion report (``FORGE-16A-78-32_Completion_003_2021-01-06.pdf``,
 a DFIT) has another layout; for it the reader keeps the page text, the
 header fields it finds (RPT DATE, RPT NUM, ...) and an empty list of
 operation rows.
+
+Why one module: :func:`read_report` is one loop over the pages whose state
+(the table continuing from the previous page, OCR'd pages, page headers)
+every later check of the identity and the totals needs.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .data import FETCH_COMMAND, FILE_NAME_RE
 from .errors import (
@@ -40,6 +45,9 @@ from .layout import (
     squash,
 )
 from .pdf import group_lines, join_words, open_pdf, page_words
+
+if TYPE_CHECKING:
+    from .ocr import QualityGate
 
 #: Lines that mark the completion layout (squashed, see :func:`ddrsearch.layout.squash`).
 _COMPLETION_MARKS = {"TIMELOG", "DAILYCOMPLETIONREPORT"}
@@ -68,6 +76,10 @@ class Report:
         notes: what the reader found incomplete in the report itself (for
             example an operation row with no TO time or HRS); empty for a
             complete report.
+        ocr_pages: pages (from 1) whose text comes from OCR, not a text layer.
+        ocr_engine: the OCR engine used (``""`` when none was).
+        review: OCR'd pages that failed the quality gate, with the reasons;
+            their text is left out of ``pages`` (so out of any index).
     """
 
     path: Path
@@ -81,6 +93,9 @@ class Report:
     operations: list[OperationRow] = field(default_factory=list)
     total_hours_printed: float | None = None
     notes: list[str] = field(default_factory=list)
+    ocr_pages: tuple[int, ...] = ()
+    ocr_engine: str = ""
+    review: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -181,11 +196,22 @@ def _header_identity(header: dict[str, str]) -> tuple[int | None, dt.date | None
     return num, date, notes
 
 
-def read_report(path: str | os.PathLike) -> Report:
+def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 200,
+                gate: QualityGate | None = None) -> Report:
     """Read one daily report PDF.
 
     Args:
         path: the PDF file.
+        ocr: ``None`` (default): no OCR, a PDF without any text layer is
+            refused. ``"auto"``, ``"rapidocr"`` or ``"tesseract"``: pages
+            without a text layer are OCR'd (:func:`ddrsearch.ocr.ocr_page`),
+            checked by ``gate`` and, when they pass, read like a text layer
+            (recorded in ``Report.ocr_pages``); a page that fails goes to
+            ``Report.review`` with the reasons and its text is left out.
+            On OCR'd pages a table or header the reader cannot parse is a
+            note, not an error, and the file name's identity wins.
+        dpi: resolution OCR renders pages at, dots per inch.
+        gate: the OCR quality gate (default :class:`ddrsearch.ocr.QualityGate`).
 
     Returns:
         A :class:`Report` with identity, header fields, page text and the
@@ -194,6 +220,8 @@ def read_report(path: str | os.PathLike) -> Report:
     Raises:
         ReportNotFoundError, NotAPDFError, CorruptPDFError, EncryptedPDFError,
         NoTextLayerError: see :func:`open_pdf`.
+        OCRUnavailableError: ``ocr`` is set, a page needs it and no engine is
+            installed (the message says how to install one).
         ReportLayoutError: the PDF has neither a drilling report's TIME
             BREAKDOWN nor a report header with RPT DATE and RPT NUM.
         IdentityMismatchError: the report number or date in the file name
@@ -201,10 +229,12 @@ def read_report(path: str | os.PathLike) -> Report:
             RPT NUM or RPT DATE; the message gives both values.
     """
     path = Path(path)
-    doc = open_pdf(path)
+    doc = open_pdf(path, require_text=ocr is None)
+    pages: list[str] = []
+    ocr_pages: list[int] = []
+    review: list[str] = []
+    engine = ""
     try:
-        # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
-        pages = [page.get_text("text").replace("\x00", " ") for page in doc]
         header: dict[str, str] = {}
         rows: list[OperationRow] = []
         totals: list[float] = []
@@ -214,8 +244,33 @@ def read_report(path: str | os.PathLike) -> Report:
         open_part = None  # the previous page's table part, which may continue on this page
         completion_marks: list[int] = []
         for pno, page in enumerate(doc, start=1):
+            # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
+            text = page.get_text("text").replace("\x00", " ")
             words = page_words(page)
-            part = parse_time_table(page, words, pno, path.name, continued=open_part)
+            if not text.strip() and ocr is None:
+                notes.append(f"page {pno} has no text layer (scanned?); read it with ocr='auto'")
+            elif not text.strip():
+                from .ocr import QualityGate, ocr_page, pick_engine
+
+                engine = engine or pick_engine(ocr, file_name=path.name)
+                result = ocr_page(page, engine, dpi)
+                quality = (gate or QualityGate()).check(result)
+                if not quality.passed:
+                    review.append(f"page {pno}: " + "; ".join(quality.reasons))
+                    notes.append(f"page {pno}: OCR below the quality gate, left out (see review)")
+                    pages.append("")
+                    open_part = None
+                    continue
+                text, words = result.text, list(result.words)
+                ocr_pages.append(pno)
+            pages.append(text)
+            try:
+                part = parse_time_table(page, words, pno, path.name, continued=open_part)
+            except ReportLayoutError as exc:
+                if pno not in ocr_pages:
+                    raise
+                notes.append(f"page {pno} (OCR): table not read: {exc}")
+                part = None
             stop = page.rect.height
             lines = [join_words(line) for line in group_lines(words)]
             if any(squash(text) in _COMPLETION_MARKS for text in lines):
@@ -281,6 +336,11 @@ def read_report(path: str | os.PathLike) -> Report:
                 + ". Rename the file to match its content.",
                 path,
             )
+        if 1 in ocr_pages and ((hdr_num is not None and int(hdr_num) != number) or
+                               (hdr_date is not None and hdr_date != date)):
+            notes.append(f"the OCR'd header reads RPT NUM {hdr_num}, RPT DATE {hdr_date}; the file name's "
+                         f"{number}, {date.isoformat()} is used")
+            hdr_num = hdr_date = None
         if hdr_num is not None and int(hdr_num) != number:
             raise IdentityMismatchError(
                 f"{path.name}: the file name says report number {number} but the header says RPT NUM {int(hdr_num)}. "
@@ -306,7 +366,9 @@ def read_report(path: str | os.PathLike) -> Report:
             )
         phase = "Drilling" if layout == "drilling" else "Completion"
         number, date = int(hdr_num), hdr_date
-    if layout is None and phase == "Drilling":
+    if layout is None and phase == "Drilling" and ocr_pages:
+        notes.append("no TIME BREAKDOWN table found in the OCR'd text: the report has no operation rows")
+    elif layout is None and phase == "Drilling":
         raise ReportLayoutError(
             f"{path.name}: a drilling report without a TIME BREAKDOWN table (FROM/TO/HRS/PHASE/CODE/NPT/"
             "OPERATIONS). Is it in the WellEz daily drilling report layout?",
@@ -327,6 +389,7 @@ def read_report(path: str | os.PathLike) -> Report:
     return Report(
         path=path, file_name=path.name, well=well, phase=phase, report_number=number, report_date=date,
         header=header, pages=pages, operations=rows, total_hours_printed=total, notes=notes,
+        ocr_pages=tuple(ocr_pages), ocr_engine=engine if ocr_pages else "", review=review,
     )
 
 
@@ -335,7 +398,8 @@ def _ident_text(ident) -> str:
     return f"{num if num is not None else '?'} of {date.isoformat() if date else '?'}"
 
 
-def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error: str = "raise") -> list[Report]:
+def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error: str = "raise",
+                 ocr: str | None = None, dpi: int = 200) -> list[Report]:
     """Read every report PDF in a folder, in report-number order.
 
     Args:
@@ -346,6 +410,7 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             with its error; ``"collect"`` reads the rest and then raises one
             :class:`ReportError` listing every failed file by name. Nothing is
             skipped silently either way.
+        ocr, dpi: OCR for pages without a text layer (see :func:`read_report`).
 
     Returns:
         The reports sorted by (report number, phase, file name): drilling and
@@ -376,7 +441,7 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
     failures: list[str] = []
     for p in paths:
         try:
-            reports.append(read_report(p))
+            reports.append(read_report(p, ocr=ocr, dpi=dpi))
         except ReportError as exc:
             if on_error == "raise":
                 raise

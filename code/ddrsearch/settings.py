@@ -52,6 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
             "folder holding a sentence-transformers embedding model"),
     Setting("DDRSEARCH_CACHE_DIR", ".cache/embeddings in the project; ~/.cache/ddrsearch/embeddings elsewhere",
             "embedding cache, one .npy file per text"),
+    Setting("DDRSEARCH_OCR_CACHE_DIR", ".cache/ocr in the project; ~/.cache/ddrsearch/ocr elsewhere",
+            "OCR cache, one JSON file per page image, engine and settings"),
     Setting("DDRSEARCH_GRADER_URL", "unset: the model grader of the evaluation chapter is skipped",
             "OpenAI-compatible chat-completions address of a model that grades search results"),
     Setting("DDRSEARCH_GRADER_MODEL", "default", "model name sent to the grader"),
