@@ -62,7 +62,7 @@ INSTALL_HINT = ("install an OCR engine: `pip install rapidocr-onnxruntime` (mode
 #: Largest skew, degrees, that is corrected; a page skewed more is flagged for review.
 MAX_DESKEW = 5.0
 
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2  # 2: Tesseract with --psm 11
 
 
 @dataclass(frozen=True)

@@ -366,8 +366,8 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
             )
         phase = "Drilling" if layout == "drilling" else "Completion"
         number, date = int(hdr_num), hdr_date
-    if layout is None and phase == "Drilling" and ocr_pages:
-        notes.append("no TIME BREAKDOWN table found in the OCR'd text: the report has no operation rows")
+    if layout is None and phase == "Drilling" and (ocr_pages or review):
+        notes.append("no TIME BREAKDOWN table in the OCR'd text (or its page is under review): no operation rows")
     elif layout is None and phase == "Drilling":
         raise ReportLayoutError(
             f"{path.name}: a drilling report without a TIME BREAKDOWN table (FROM/TO/HRS/PHASE/CODE/NPT/"

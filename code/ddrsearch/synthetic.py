@@ -7,6 +7,10 @@ headings can be printed in another letter case, and which can continue onto
 a second page with or without its heading repeated. The columns are
 left-aligned and there are no ruled lines (unlike the WellEz PDFs), so the
 reader's fallback for unruled tables is exercised too.
+
+:func:`write_scanned_copy` makes an image-only copy of a real report, as a
+scanner or fax would: rendered at a chosen dpi, optionally skewed and with
+noise, and saved as a PDF without a text layer.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pymupdf
 
-__all__ = ["COLUMN_X", "STUCK_PIPE_DAY", "SyntheticRow", "write_report"]
+__all__ = ["COLUMN_X", "STUCK_PIPE_DAY", "SyntheticRow", "scan_page", "write_report", "write_scanned_copy"]
 
 #: Left edge of each column (FROM, TO, HRS, PHASE, CODE, NPT, OPERATIONS), points.
 COLUMN_X = (40.0, 78.0, 116.0, 150.0, 240.0, 300.0, 330.0)
@@ -133,4 +138,62 @@ def write_report(path: str | os.PathLike, rows: Sequence[SyntheticRow] = STUCK_P
             page.insert_text((40, y + 56), f"{label('WEIGHT')} 9.1 ppg", fontsize=8)
     doc.save(path)
     doc.close()
+    return path
+
+
+def scan_page(page: pymupdf.Page, dpi: int, *, skew: float = 0.0, noise: float = 0.0, seed: int = 0) -> np.ndarray:
+    """A grey image of ``page`` as a scanner would give it.
+
+    Args:
+        page: a PDF page with a text layer.
+        dpi: scan resolution, dots per inch.
+        skew: rotation, degrees counter-clockwise (a page fed crooked).
+        noise: standard deviation of Gaussian noise added to each pixel
+            (0-255 scale), plus the same share in per mille of black and
+            white specks; 0 for a clean scan.
+        seed: seed of the noise (fixed: the same copy every run).
+
+    Returns:
+        ``uint8`` array of shape ``(height, width)``.
+    """
+    import cv2
+
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    img = np.frombuffer(pix.samples, np.uint8).reshape(pix.h, pix.stride)[:, : pix.w].astype(np.float32)
+    if skew:
+        h, w = img.shape
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), skew, 1.0)
+        img = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=255)
+    if noise:
+        rng = np.random.default_rng(seed)
+        img = img + rng.normal(0.0, noise, img.shape)
+        specks = rng.random(img.shape)
+        img[specks < noise / 2000] = 0
+        img[specks > 1 - noise / 2000] = 255
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def write_scanned_copy(source: str | os.PathLike, path: str | os.PathLike, dpi: int, **scan) -> Path:
+    """Write an image-only copy of the PDF ``source`` (every page through :func:`scan_page`).
+
+    Args:
+        source: a PDF with a text layer (for example a FORGE report).
+        path: where to write the copy (same page size, no text layer).
+        dpi: scan resolution, dots per inch.
+        **scan: ``skew``, ``noise``, ``seed`` of :func:`scan_page`.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+    """
+    import cv2
+
+    path = Path(path)
+    src, out = pymupdf.open(source), pymupdf.open()
+    for page in src:
+        _, png = cv2.imencode(".png", scan_page(page, dpi, **scan))
+        new = out.new_page(width=page.rect.width, height=page.rect.height)
+        new.insert_image(new.rect, stream=png.tobytes())
+    out.save(path, deflate=True)
+    src.close()
+    out.close()
     return path
