@@ -157,14 +157,15 @@ def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit:
     for label, value in (("PRESENT OPERATIONS", report.present_operations), ("ACTIVITY PLANNED", report.activity_planned)):
         if value.strip():
             items.append((f"{report.file_name}#{label.lower().replace(' ', '-')}", value,
-                          dict(kind="header", page=1, ctx=_context(report, label.lower()) if context else "")))
+                          dict(kind="header", page=1, ocr=1 in report.ocr_pages,
+                               ctx=_context(report, label.lower()) if context else "")))
     for row in report.operations:
         if not row.operations.strip():
             continue
         extra = f"{row.start}-{row.end or '?'}" + (f", {row.code}" if row.code else "")
         items.append((f"{report.file_name}#row{row.index}", row.operations,
                       dict(kind="operation", page=row.page, row=row.index, start=row.start, end=row.end or None,
-                           ctx=_context(report, extra) if context else "")))
+                           ocr=row.page in report.ocr_pages, ctx=_context(report, extra) if context else "")))
     out: list[Passage] = []
     for pid, text, meta in items:
         ctx = meta.pop("ctx")
@@ -210,7 +211,8 @@ def window_chunks(report: Report, *, pieces: WordPieces | None = None, size: int
         raise ValueError(f"overlap {overlap} must be below the {budget} word pieces left after the context")
     return [
         Passage(passage_id=f"{report.file_name}#w{i}", report=report.file_name, text=text[a:b],
-                page=1 if len(report.pages) == 1 else None, kind="window", span=(a, b), context=ctx)
+                page=1 if len(report.pages) == 1 else None, kind="window", span=(a, b), context=ctx,
+                ocr=bool(report.ocr_pages))
         for i, (a, b) in enumerate(pieces.split(text, budget, overlap))
     ]
 

@@ -150,7 +150,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
         numbers = {r["file_name"]: r["short"] for r in index.reports}
         n_reports, source = len(index.reports), f"{source}, index {index.folder}"
     else:
-        reports = load_archive(args.dir) if args.dir is not None else read_reports(corpus_paths(args.corpus, args.archive))
+        if args.dir is not None:
+            reports = load_archive(args.dir, ocr=args.ocr)
+            for r in reports:
+                for item in r.review:
+                    print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)
+        else:
+            reports = read_reports(corpus_paths(args.corpus, args.archive))
         retriever = build_retriever(args.method, reports, unit=args.unit, **options)
         hits = retriever.search(args.query, k=args.k)
         dates = {r.file_name: r.report_date for r in reports}
@@ -162,7 +168,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for h in hits:
-        where = f"{h.start}-{h.end or '?'}" if h.start else ""
+        where = (f"{h.start}-{h.end or '?'}" if h.start else "") + (" OCR" if h.ocr else "")
         rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
                      where, _shorten(h.text, args.width, args.query) if h.text else "(no single line holds a query word)"))
     headers = ("rank", "report", "date", "score", "row", "best matching line")
@@ -295,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder of the report PDFs (default: $DDRSEARCH_ARCHIVE_DIR or datasets/forge_archive)")
     p.add_argument("--dir", metavar="FOLDER", default=None,
                    help="search every PDF in FOLDER (your own reports; no manifest needed) instead of --corpus")
+    p.add_argument("--ocr", choices=("auto", "rapidocr", "tesseract"), default=None,
+                   help="with --dir: OCR pages without a text layer (scanned reports); OCR'd rows are marked OCR")
     p.add_argument("--width", type=int, default=90, help="characters of the matching line to show (default 90)")
     from .answercli import add_answer_parsers
     from .indexcli import add_index_options, add_index_parser

@@ -68,6 +68,10 @@ class NoTextLayerError(ReportError, ValueError):
     """The PDF has pages but no text layer (a scanned or image-only report); it needs OCR first."""
 
 
+class OCRUnavailableError(NoTextLayerError):
+    """A report needs OCR (a page without a text layer) but no OCR engine is installed."""
+
+
 class ReportLayoutError(ReportError, ValueError):
     """The PDF has text, but not the WellEz daily drilling report layout the reader expects."""
 

@@ -11,6 +11,11 @@ the table's ruled lines (``page.get_drawings()``), not from the order in which
 the text happens to come out of the PDF: in these files the PHASE and CODE of
 an operation row are vertically centred in their cell, so in reading order
 they come *after* the first lines of the OPERATIONS text.
+
+Other templates: labels and headings match in any letter case and spacing
+(``Rpt Date :``, ``Time  Breakdown``, ``From To Hrs ...``), and a table that
+continues onto the next page, with or without a repeated heading, is read
+across pages (:func:`parse_time_table` with ``continued``).
 """
 
 from __future__ import annotations
@@ -30,13 +35,19 @@ __all__ = [
     "HEADER_LABELS",
     "SECTION_TITLES",
     "TIME_COLUMNS",
+    "TIME_COLUMN_ALIASES",
     "WRAPPING_LABELS",
     "OperationRow",
+    "TablePage",
+    "canonical_label",
+    "is_section_title",
     "parse_depth",
     "parse_header",
     "parse_number",
     "parse_report_date",
     "parse_time_breakdown",
+    "parse_time_table",
+    "squash",
 ]
 
 
@@ -57,10 +68,39 @@ SECTION_TITLES = ("BOP", "CASING", "MUD", "DRILL BITS", "TIME BREAKDOWN", "TIME 
 
 TIME_COLUMNS = ("FROM", "TO", "HRS", "PHASE", "CODE", "NPT", "OPERATIONS")
 
+#: Other spellings of the TIME BREAKDOWN column headings (upper case) seen in other templates.
+TIME_COLUMN_ALIASES = {
+    "FROM": ("FROM", "START"), "TO": ("TO", "END"), "HRS": ("HRS", "HRS.", "HOURS", "HR", "DUR"),
+    "PHASE": ("PHASE",), "CODE": ("CODE",), "NPT": ("NPT",),
+    "OPERATIONS": ("OPERATIONS", "OPERATION", "DESCRIPTION", "ACTIVITY", "DETAILS"),
+}
+
 _TIME_RE = re.compile(r"^([01]?\d|2[0-4]):([0-5]\d)$")
-_LABEL_RE = re.compile(
-    r"(?<![A-Z#/.])(" + "|".join(re.escape(label) for label in HEADER_LABELS) + r"):"
-)
+
+
+# Labels in any letter case, with any spacing between their words and before the colon.
+_LABEL_RE = re.compile(r"(?<![A-Za-z#/.])(" + "|".join(r"\s+".join(map(re.escape, label.split()))
+                                                      for label in HEADER_LABELS) + r")\s*:", re.IGNORECASE)
+_CANONICAL_LABEL = {label.upper(): label for label in HEADER_LABELS}
+
+
+def canonical_label(printed: str) -> str:
+    """The :data:`HEADER_LABELS` spelling of a label as printed (``"Rpt  Date"`` -> ``"RPT DATE"``)."""
+    key = " ".join(printed.split()).upper()
+    return _CANONICAL_LABEL.get(key, key).rstrip(".")
+
+
+def squash(text: str) -> str:
+    """Upper case with spaces, dots, colons and hyphens removed: how headings are compared."""
+    return re.sub(r"[\s.:\-_]+", "", text).upper()
+
+
+def is_section_title(text: str) -> bool:
+    """True when ``text`` (one printed line) is one of :data:`SECTION_TITLES`, in any case or spacing."""
+    return squash(text) in _SECTION_KEYS
+
+
+_SECTION_KEYS = {squash(t) for t in SECTION_TITLES}
 
 
 
@@ -164,7 +204,7 @@ def parse_header(words: list[Word], stop_y: float) -> dict[str, str]:
             continue
         for i, m in enumerate(matches):
             end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-            label = m.group(1).rstrip(".")
+            label = canonical_label(m.group(1))
             header.setdefault(label, text[m.end():end].strip())
             last = label
     return header
@@ -172,27 +212,72 @@ def parse_header(words: list[Word], stop_y: float) -> dict[str, str]:
 
 # --- TIME BREAKDOWN ------------------------------------------------------------------
 
-def _find_time_breakdown(words: list[Word]):
-    """Return (header words FROM..OPERATIONS, title y) or None if the page has no TIME BREAKDOWN."""
-    for i, w in enumerate(words):
-        if w.text == "TIME" and i + 1 < len(words) and words[i + 1].text == "BREAKDOWN":
-            title = w
-            below = [v for v in words if v.y0 > title.y1 - 1 and v.y0 < title.y1 + 14]
-            cols = []
-            for name in TIME_COLUMNS:
-                cand = [v for v in below if v.text == name]
-                if not cand:
-                    return None
-                cols.append(min(cand, key=lambda v: v.y0))
-            return title, cols
+@dataclass(frozen=True)
+class TablePage:
+    """What one page holds of a TIME BREAKDOWN table (see :func:`parse_time_table`).
+
+    Attributes:
+        rows: the rows on the page (``index`` from 0 on this page); ``total``: its
+        TOTAL HRS, hours, or ``None``; ``has_total``: it prints a TOTAL HRS line;
+        ``notes``: rows with an empty TO or HRS cell; ``bounds``: the 8 x positions
+        (points) around the 7 columns; ``heading``: ``"title"``, ``"columns"``
+        (column headings only) or ``"none"`` (a continuation without heading).
+    """
+
+    rows: list[OperationRow]
+    total: float | None
+    has_total: bool
+    notes: list[str]
+    bounds: tuple[float, ...]
+    heading: str
+
+
+def _title_at(words: list[Word], i: int) -> Word | None:
+    """The TIME BREAKDOWN title starting at word ``i`` (any case, spacing or hyphen), as one box, or None."""
+    text = ""
+    for j in range(i, min(i + 3, len(words))):
+        if j > i and abs(words[j].y0 - words[i].y0) > 2.5:
+            return None
+        text += squash(words[j].text)
+        if text == "TIMEBREAKDOWN":
+            return Word(words[i].x0, min(w.y0 for w in words[i:j + 1]), words[j].x1,
+                        max(w.y1 for w in words[i:j + 1]), "TIME BREAKDOWN")
+        if not "TIMEBREAKDOWN".startswith(text):
+            return None
     return None
 
 
-def _column_edges(page: pymupdf.Page, cols: list[Word], left: float, right: float) -> list[float]:
+def _column_headings(words: list[Word], top: float, bottom: float):
+    """The 7 column headings on the first line between ``top`` and ``bottom`` holding most of them.
+
+    Returns:
+        ``(headings, missing)``: the heading words in TIME_COLUMNS order (or
+        ``None``) and the column names not found on that line.
+    """
+    best: tuple[list[Word | None], list[str]] | None = None
+    for line in group_lines([w for w in words if top <= w.y0 < bottom], tol=4.0):
+        found: list[Word | None] = []
+        for name in TIME_COLUMNS:
+            cand = [w for w in line if squash(w.text) in {squash(a) for a in TIME_COLUMN_ALIASES[name]}]
+            found.append(min(cand, key=lambda w: w.x0) if cand else None)
+        missing = [n for n, f in zip(TIME_COLUMNS, found, strict=True) if f is None]
+        if len(missing) < len(TIME_COLUMNS) and (best is None or len(missing) < len(best[1])):
+            best = (found, missing)
+            if not missing:
+                break
+    if best is None:
+        return None, list(TIME_COLUMNS)
+    return (best[0] if not best[1] else None), best[1]
+
+
+def _column_edges(page: pymupdf.Page, cols: list[Word], left: float, right: float,
+                  first_times: list[Word]) -> list[float]:
     """Return the 6 x positions separating the 7 TIME BREAKDOWN columns.
 
     First choice: the table's vertical ruled lines that start just below the
-    column headings. Fallback (no ruled lines): the headings are centred in
+    column headings. Without ruled lines: if the FROM times line up with the
+    left of the FROM heading, the headings are left-aligned and each column
+    starts 1 pt left of its heading; otherwise the headings are centred in
     their cells, so each cell's right edge is ``2 * centre - left edge``.
     """
     head_bottom = max(c.y1 for c in cols)
@@ -209,6 +294,8 @@ def _column_edges(page: pymupdf.Page, cols: list[Word], left: float, right: floa
     centres = [(c.x0 + c.x1) / 2 for c in cols]
     if len(xs) == 6 and all(centres[i] < xs[i] < centres[i + 1] for i in range(6)):
         return xs
+    if first_times and abs(min(w.x0 for w in first_times) - cols[0].x0) < 2.0:
+        return [c.x0 - 1.0 for c in cols[1:]]
     edges, prev = [], left
     for c in centres[:-1]:
         prev = 2 * c - prev
@@ -216,44 +303,93 @@ def _column_edges(page: pymupdf.Page, cols: list[Word], left: float, right: floa
     return edges
 
 
-def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int, file_name: str):
-    """Parse the TIME BREAKDOWN table of one page.
+def _find_total(words: list[Word], top: float):
+    """``(y, value)`` of the first TOTAL HRS line below ``top`` (any case; HRS or HOURS), or ``(None, None)``."""
+    for i, w in enumerate(words):
+        if w.y0 <= top or squash(w.text) != "TOTAL" or i + 1 >= len(words):
+            continue
+        nxt = words[i + 1]
+        if squash(nxt.text) in {"HRS", "HOURS", "HR"} and abs(nxt.y0 - w.y0) < 2.5:
+            after = [v for v in words if abs(v.y0 - w.y0) < 2.5 and v.x0 > nxt.x1]
+            value = parse_number(min(after, key=lambda v: v.x0).text) if after else None
+            return w.y0, value
+    return None, None
+
+
+def parse_time_table(page: pymupdf.Page, words: list[Word], page_number: int, file_name: str,
+                     continued: TablePage | None = None) -> TablePage | None:
+    """Parse the part of a TIME BREAKDOWN table that is on one page.
 
     Rows are anchored on the FROM times (``HH:MM`` in the first column); a
     row's band runs from its FROM time down to the next row's FROM time (or to
     TOTAL HRS), and every word in the band goes to the column whose x range
-    holds the word's centre.
+    holds the word's centre. Headings are matched in any letter case and
+    spacing (``Time Breakdown``, ``From To Hrs ...``).
+
+    Args:
+        page, words: the page and its words (:func:`ddrsearch.pdf.page_words`).
+        page_number: page number from 1 (for rows and messages).
+        file_name: the report's file name (for messages).
+        continued: the previous page's part. A page without a TIME BREAKDOWN
+            title is read as its continuation: under repeated column headings
+            if it has them (also after a page subtotal), otherwise, when the
+            previous page printed no TOTAL HRS, with the previous page's
+            columns from the top down to TOTAL HRS or the first section title.
 
     Returns:
-        ``(rows, total_hours_printed, notes)``, or ``None`` if the page has
-        no TIME BREAKDOWN heading. ``notes`` lists rows with an empty TO or
-        HRS cell (report 53's last row, 02:30, has neither); such a row is
-        kept with ``end=""`` and/or ``hours=None``.
+        A :class:`TablePage`, or ``None`` when the page has no TIME BREAKDOWN
+        title and does not continue a table.
 
     Raises:
-        ReportLayoutError: a TO cell that is not a time, or an HRS cell that
-            is not a number.
+        ReportLayoutError: a TIME BREAKDOWN title without the column headings
+            FROM, TO, HRS, PHASE, CODE, NPT, OPERATIONS (the message names the
+            missing ones); a TO cell that is not a time; an HRS cell that is not
+            a number.
     """
-    found = _find_time_breakdown(words)
-    if found is None:
+    title = next((t for i in range(len(words)) if (t := _title_at(words, i)) is not None), None)
+    heading = "title"
+    if title is not None:
+        cols, missing = _column_headings(words, title.y1 - 1, title.y1 + 40)
+        if cols is None:
+            raise ReportLayoutError(
+                f"{file_name}, page {page_number}: a TIME BREAKDOWN title without its column headings: "
+                f"missing {', '.join(missing)} (the reader needs {' / '.join(TIME_COLUMNS)}; "
+                "also accepted: " + ", ".join(f"{k}: {'/'.join(v[1:])}" for k, v in TIME_COLUMN_ALIASES.items()
+                                             if len(v) > 1) + ").",
+                file_name,
+            )
+        top = max(c.y1 for c in cols)
+    elif continued is not None:
+        cols, _ = _column_headings(words, 0.0, page.rect.height)
+        if cols is None and continued.has_total:  # a table that printed its total goes on only under headings
+            return None
+        heading = "columns" if cols is not None else "none"
+        top = max(c.y1 for c in cols) if cols is not None else 0.0
+    else:
         return None
-    title, cols = found
-    head_bottom = max(c.y1 for c in cols)
-    left = min(title.x0, cols[0].x0) - 1.0
-    right = page.rect.width
-    edges = _column_edges(page, cols, left, right)
-    bounds = [left, *edges, right]
 
-    total_y, total = page.rect.height, None
-    for i, w in enumerate(words):
-        if w.text == "TOTAL" and i + 1 < len(words) and words[i + 1].text == "HRS" and w.y0 > head_bottom:
-            total_y = w.y0
-            after = [v for v in words if abs(v.y0 - w.y0) < 2.5 and v.x0 > words[i + 1].x1]
-            if after:
-                total = parse_number(min(after, key=lambda v: v.x0).text)
-            break
+    total_y, total = _find_total(words, top)
+    bottom = total_y if total_y is not None else page.rect.height
+    if heading == "none":  # without a heading, the table also ends at the next section
+        for line in group_lines(w for w in words if w.y0 < bottom):
+            if is_section_title(join_words(line)):
+                bottom = line[0].y0
+                break
+    if cols is not None:
+        left = min((title or cols[0]).x0, cols[0].x0) - 1.0
+        right = page.rect.width
+        times = [w for w in words if top < w.y0 < bottom and _TIME_RE.match(w.text) and w.x0 < cols[1].x0]
+        bounds = (left, *_column_edges(page, cols, left, right, times), right)
+    else:
+        bounds = continued.bounds
+    rows, notes = _rows(words, bounds, top, bottom, page_number, file_name)
+    return TablePage(rows, total, total_y is not None, notes, tuple(bounds), heading)
 
-    body = [w for w in words if head_bottom - 0.5 < w.y0 < total_y - 0.5]
+
+def _rows(words: list[Word], bounds, top: float, bottom: float, page_number: int, file_name: str) -> tuple[list[OperationRow], list[str]]:
+    """The rows between ``top`` (heading bottom) and ``bottom`` (TOTAL HRS or page end), and notes."""
+    left, right = bounds[0], bounds[-1]
+    body = [w for w in words if top - 0.5 < w.y0 < bottom - 0.5]
 
     def column(w: Word) -> int:
         cx = (w.x0 + w.x1) / 2
@@ -263,21 +399,17 @@ def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int
         return 6
 
     notes: list[str] = []
-
-    def hours_txt_ok(txt: str) -> bool:
-        return bool(txt.strip())
-
     anchors = sorted((w for w in body if column(w) == 0 and _TIME_RE.match(w.text)), key=lambda w: w.y0)
     rows: list[OperationRow] = []
     for k, a in enumerate(anchors):
         top = a.y0 - 1.5
-        bottom = anchors[k + 1].y0 - 1.5 if k + 1 < len(anchors) else total_y - 0.5
+        band_bottom = anchors[k + 1].y0 - 1.5 if k + 1 < len(anchors) else bottom - 0.5
         cells: list[list[Word]] = [[] for _ in range(7)]
         for w in body:
-            if top <= w.y0 < bottom:
+            if top <= w.y0 < band_bottom:
                 cells[column(w)].append(w)
         if k + 1 == len(anchors):  # the last band ends at its last word, not at TOTAL HRS
-            bottom = min(bottom, max(w.y1 for c in cells for w in c) + 1.5)
+            band_bottom = min(band_bottom, max(w.y1 for c in cells for w in c) + 1.5)
         cell_text = [join_words(w for line in group_lines(c) for w in line) for c in cells]
         op_lines = tuple(join_words(line) for line in group_lines(cells[6]))
         if cell_text[1] and not _TIME_RE.match(cell_text[1]):
@@ -285,15 +417,15 @@ def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int
                 f"{file_name}, page {page_number}: TIME BREAKDOWN row {k} from {a.text} has TO {cell_text[1]!r}, "
                 "not a HH:MM time.",
             )
-        if not cell_text[1] or not hours_txt_ok(cell_text[2]):
+        hours_txt = cell_text[2].strip()
+        if not cell_text[1] or not hours_txt:
             notes.append(
                 f"row {k} ({a.text}-{cell_text[1] or '?'}): "
                 + ("no TO time" if not cell_text[1] else "")
-                + (" and " if not cell_text[1] and not cell_text[2].strip() else "")
-                + ("no HRS" if not cell_text[2].strip() else "")
+                + (" and " if not cell_text[1] and not hours_txt else "")
+                + ("no HRS" if not hours_txt else "")
                 + " printed in the report"
             )
-        hours_txt = cell_text[2].strip()
         try:
             hours = float(hours_txt) if hours_txt else None
         except ValueError as exc:
@@ -305,8 +437,13 @@ def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int
             OperationRow(
                 index=len(rows), start=cell_text[0], end=cell_text[1], hours=hours, phase=cell_text[3],
                 code=cell_text[4], npt=cell_text[5], operations=" ".join(op_lines), lines=op_lines,
-                page=page_number, bbox=(round(left, 2), round(top, 2), round(right, 2), round(bottom, 2)),
+                page=page_number, bbox=(round(left, 2), round(top, 2), round(right, 2), round(band_bottom, 2)),
             )
         )
-    return rows, total, notes
+    return rows, notes
 
+
+def parse_time_breakdown(page: pymupdf.Page, words: list[Word], page_number: int, file_name: str):
+    """``(rows, total_hours_printed, notes)`` of one page's table, or ``None`` (see :func:`parse_time_table`)."""
+    part = parse_time_table(page, words, page_number, file_name)
+    return None if part is None else (part.rows, part.total, part.notes)

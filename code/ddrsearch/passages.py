@@ -43,6 +43,7 @@ class Passage:
             :func:`ddrsearch.chunking.window_chunks`).
         context: text prepended when embedding or indexing (for example the
             report date and phase of a chunk); empty for a whole report.
+        ocr: the text comes from OCR of a scanned page (cite it as such).
     """
 
     passage_id: str
@@ -55,6 +56,7 @@ class Passage:
     kind: str = "report"
     span: tuple[int, int] | None = None
     context: str = ""
+    ocr: bool = False
 
     @property
     def indexed_text(self) -> str:
@@ -76,6 +78,7 @@ class Hit:
         page, row, start, end: where ``text`` sits in the report (page from 1;
             operation row index from 0 and its FROM/TO times), when known.
         passage_id: the passage that earned the score.
+        ocr: ``text`` comes from OCR of a scanned page; :attr:`citation` says so.
     """
 
     report: str
@@ -87,7 +90,17 @@ class Hit:
     start: str | None = None
     end: str | None = None
     passage_id: str | None = None
+    ocr: bool = False
 
+    @property
+    def citation(self) -> str:
+        """``"D038 p1 23:30-04:00"``, with ``" (OCR)"`` when the text comes from OCR."""
+        where = [short_name(self.report)]
+        if self.page is not None:
+            where.append(f"p{self.page}")
+        if self.start:
+            where.append(f"{self.start}-{self.end or '?'}")
+        return " ".join(where) + (" (OCR)" if self.ocr else "")
 
 
 def short_name(report: Report | str) -> str:
@@ -152,7 +165,8 @@ def resolve_row_id(rid: str, reports: Sequence[Report]) -> tuple[Report, Operati
 def whole_report_passages(reports: Iterable[Report]) -> list[Passage]:
     """One passage per report: its whole page text (the unit most tutorials use)."""
     return [
-        Passage(passage_id=r.file_name, report=r.file_name, text=r.text, page=1 if len(r.pages) == 1 else None)
+        Passage(passage_id=r.file_name, report=r.file_name, text=r.text, page=1 if len(r.pages) == 1 else None,
+                ocr=bool(r.ocr_pages))
         for r in reports
     ]
 
@@ -169,12 +183,13 @@ def report_lines(report: Report) -> list[Passage]:
     out: list[Passage] = []
     for label, value in (("PRESENT OPERATIONS", report.present_operations), ("ACTIVITY PLANNED", report.activity_planned)):
         if value:
-            out.append(Passage(f"{report.file_name}#{label}", report.file_name, f"{label}: {value}", page=1, kind="header"))
+            out.append(Passage(f"{report.file_name}#{label}", report.file_name, f"{label}: {value}", page=1, kind="header",
+                               ocr=1 in report.ocr_pages))
     for r in report.operations:
         out.append(
             Passage(
                 f"{report.file_name}#row{r.index}", report.file_name, r.operations, page=r.page, row=r.index,
-                start=r.start, end=r.end or None, kind="operation",
+                start=r.start, end=r.end or None, kind="operation", ocr=r.page in report.ocr_pages,
             )
         )
     if not report.operations:
@@ -188,6 +203,7 @@ def page_lines(report: Report) -> list[Passage]:
     for pno, page in enumerate(report.pages, start=1):
         for i, line in enumerate(text.strip() for text in page.splitlines()):
             if len(line) > 3:
-                out.append(Passage(f"{report.file_name}#p{pno}l{i}", report.file_name, line, page=pno, kind="line"))
+                out.append(Passage(f"{report.file_name}#p{pno}l{i}", report.file_name, line, page=pno, kind="line",
+                                   ocr=pno in report.ocr_pages))
     return out
 

@@ -66,8 +66,13 @@ def join_words(words: Iterable[Word]) -> str:
     return " ".join(w.text for w in words)
 
 
-def open_pdf(path: str | os.PathLike) -> pymupdf.Document:
+def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.Document:
     """Open a PDF with PyMuPDF after checking that it is a readable, unencrypted PDF with text.
+
+    Args:
+        path: the PDF file.
+        require_text: refuse a PDF without any text layer (``False`` when the
+            caller will OCR it).
 
     Raises:
         ReportNotFoundError: no file at ``path``.
@@ -114,12 +119,13 @@ def open_pdf(path: str | os.PathLike) -> pymupdf.Document:
             "for the FORGE reports, `ddrsearch fetch` re-verifies every file.",
             path,
         )
-    if not any(page.get_text("text").strip() for page in doc):
+    if require_text and not any(page.get_text("text").strip() for page in doc):
         n = doc.page_count
         doc.close()
         raise NoTextLayerError(
             f"{path} has {n} page(s) but no text layer: it is a scanned or image-only PDF. "
-            "Run OCR on it first (for example ocrmypdf) and read the OCR'd copy.",
+            "Read it with OCR: read_report(path, ocr='auto') (or ocr='rapidocr' / 'tesseract'); "
+            "the rapidocr engine installs with ddrsearch (pip install rapidocr-onnxruntime).",
             path,
         )
     return doc

@@ -10,6 +10,10 @@ The completion report (``FORGE-16A-78-32_Completion_003_2021-01-06.pdf``,
 a DFIT) has another layout; for it the reader keeps the page text, the
 header fields it finds (RPT DATE, RPT NUM, ...) and an empty list of
 operation rows.
+
+Why one module: :func:`read_report` is one loop over the pages whose state
+(the table continuing from the previous page, OCR'd pages, page headers)
+every later check of the identity and the totals needs.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ._util import sha256_file
 from .data import FETCH_COMMAND, FILE_NAME_RE
@@ -31,15 +36,23 @@ from .errors import (
     ReportLayoutError,
 )
 from .layout import (
-    SECTION_TITLES,
+    TIME_COLUMNS,
     OperationRow,
+    is_section_title,
     parse_depth,
     parse_header,
     parse_number,
     parse_report_date,
-    parse_time_breakdown,
+    parse_time_table,
+    squash,
 )
 from .pdf import group_lines, join_words, open_pdf, page_words
+
+if TYPE_CHECKING:
+    from .ocr import QualityGate
+
+#: Lines that mark the completion layout (squashed, see :func:`ddrsearch.layout.squash`).
+_COMPLETION_MARKS = {"TIMELOG", "DAILYCOMPLETIONREPORT"}
 
 
 @dataclass
@@ -65,6 +78,10 @@ class Report:
         notes: what the reader found incomplete in the report itself (for
             example an operation row with no TO time or HRS); empty for a
             complete report.
+        ocr_pages: pages (from 1) whose text comes from OCR, not a text layer.
+        ocr_engine: the OCR engine used (``""`` when none was).
+        review: OCR'd pages that failed the quality gate, with the reasons;
+            their text is left out of ``pages`` (so out of any index).
     """
 
     path: Path
@@ -78,6 +95,9 @@ class Report:
     operations: list[OperationRow] = field(default_factory=list)
     total_hours_printed: float | None = None
     notes: list[str] = field(default_factory=list)
+    ocr_pages: tuple[int, ...] = ()
+    ocr_engine: str = ""
+    review: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -178,11 +198,22 @@ def _header_identity(header: dict[str, str]) -> tuple[int | None, dt.date | None
     return num, date, notes
 
 
-def read_report(path: str | os.PathLike) -> Report:
+def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 200,
+                gate: QualityGate | None = None) -> Report:
     """Read one daily report PDF.
 
     Args:
         path: the PDF file.
+        ocr: ``None`` (default): no OCR, a PDF without any text layer is
+            refused. ``"auto"``, ``"rapidocr"`` or ``"tesseract"``: pages
+            without a text layer are OCR'd (:func:`ddrsearch.ocr.ocr_page`),
+            checked by ``gate`` and, when they pass, read like a text layer
+            (recorded in ``Report.ocr_pages``); a page that fails goes to
+            ``Report.review`` with the reasons and its text is left out.
+            On OCR'd pages a table or header the reader cannot parse is a
+            note, not an error, and the file name's identity wins.
+        dpi: resolution OCR renders pages at, dots per inch.
+        gate: the OCR quality gate (default :class:`ddrsearch.ocr.QualityGate`).
 
     Returns:
         A :class:`Report` with identity, header fields, page text and the
@@ -191,6 +222,8 @@ def read_report(path: str | os.PathLike) -> Report:
     Raises:
         ReportNotFoundError, NotAPDFError, CorruptPDFError, EncryptedPDFError,
         NoTextLayerError: see :func:`open_pdf`.
+        OCRUnavailableError: ``ocr`` is set, a page needs it and no engine is
+            installed (the message says how to install one).
         ReportLayoutError: the PDF has neither a drilling report's TIME
             BREAKDOWN nor a report header with RPT DATE and RPT NUM.
         IdentityMismatchError: the report number or date in the file name
@@ -198,22 +231,54 @@ def read_report(path: str | os.PathLike) -> Report:
             RPT NUM or RPT DATE; the message gives both values.
     """
     path = Path(path)
-    doc = open_pdf(path)
+    doc = open_pdf(path, require_text=ocr is None)
+    pages: list[str] = []
+    ocr_pages: list[int] = []
+    review: list[str] = []
+    engine = ""
     try:
-        # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
-        pages = [page.get_text("text").replace("\x00", " ") for page in doc]
         header: dict[str, str] = {}
         rows: list[OperationRow] = []
-        total = None
+        totals: list[float] = []
         layout = None
         notes: list[str] = []
         page_headers: list[tuple[int, dict[str, str]]] = []
+        open_part = None  # the previous page's table part, which may continue on this page
+        completion_marks: list[int] = []
         for pno, page in enumerate(doc, start=1):
+            # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
+            text = page.get_text("text").replace("\x00", " ")
             words = page_words(page)
-            parsed = parse_time_breakdown(page, words, pno, path.name)
+            if not text.strip() and ocr is None:
+                notes.append(f"page {pno} has no text layer (scanned?); read it with ocr='auto'")
+            elif not text.strip():
+                from .ocr import QualityGate, ocr_page, pick_engine
+
+                engine = engine or pick_engine(ocr, file_name=path.name)
+                result = ocr_page(page, engine, dpi)
+                quality = (gate or QualityGate()).check(result)
+                if not quality.passed:
+                    review.append(f"page {pno}: " + "; ".join(quality.reasons))
+                    notes.append(f"page {pno}: OCR below the quality gate, left out (see review)")
+                    pages.append("")
+                    open_part = None
+                    continue
+                text, words = result.text, list(result.words)
+                ocr_pages.append(pno)
+            pages.append(text)
+            try:
+                part = parse_time_table(page, words, pno, path.name, continued=open_part)
+            except ReportLayoutError as exc:
+                if pno not in ocr_pages:
+                    raise
+                notes.append(f"page {pno} (OCR): table not read: {exc}")
+                part = None
             stop = page.rect.height
+            lines = [join_words(line) for line in group_lines(words)]
+            if any(squash(text) in _COMPLETION_MARKS for text in lines):
+                completion_marks.append(pno)
             for line in group_lines(words):  # the header ends at the first section title below it
-                if join_words(line) in SECTION_TITLES and line[0].y0 > 60:
+                if is_section_title(join_words(line)) and line[0].y0 > 60:
                     stop = min(stop, line[0].y0 - 0.5)
                     break
             page_header = parse_header(words, stop)
@@ -221,14 +286,19 @@ def read_report(path: str | os.PathLike) -> Report:
                 page_headers.append((pno, page_header))
             if pno == 1:
                 header = page_header
-            if parsed is not None:
+            open_part = part
+            if part is not None:
+                if part.heading != "title":
+                    how = "its column headings repeated" if part.heading == "columns" else "no heading"
+                    notes.append(f"page {pno}: the TIME BREAKDOWN continues ({len(part.rows)} rows, {how})")
                 layout = "drilling"
-                page_rows, page_total, page_notes = parsed
-                notes.extend(f"page {pno}, {n}" for n in page_notes)
-                for r in page_rows:
+                notes.extend(f"page {pno}, {n}" for n in part.notes)
+                for r in part.rows:
                     rows.append(OperationRow(**{**r.__dict__, "index": len(rows)}))
-                if page_total is not None:
-                    total = (total or 0.0) + page_total
+                if part.total is not None:
+                    totals.append(part.total)
+                if part.heading == "title" and not part.rows:
+                    notes.append(f"page {pno}: a TIME BREAKDOWN heading but no row with a FROM time (HH:MM) under it")
     finally:
         doc.close()
 
@@ -259,6 +329,8 @@ def read_report(path: str | os.PathLike) -> Report:
     if from_name is not None:
         well, phase, number, date = from_name
         layout_phase = "Drilling" if layout == "drilling" else "Completion"
+        if layout is None and not completion_marks:
+            layout_phase = phase  # neither layout found: said below (an error for a drilling report, else a note)
         if layout_phase != phase:
             raise IdentityMismatchError(
                 f"{path.name}: the file name says a {phase} report, but the PDF has "
@@ -266,6 +338,11 @@ def read_report(path: str | os.PathLike) -> Report:
                 + ". Rename the file to match its content.",
                 path,
             )
+        if 1 in ocr_pages and ((hdr_num is not None and int(hdr_num) != number) or
+                               (hdr_date is not None and hdr_date != date)):
+            notes.append(f"the OCR'd header reads RPT NUM {hdr_num}, RPT DATE {hdr_date}; the file name's "
+                         f"{number}, {date.isoformat()} is used")
+            hdr_num = hdr_date = None
         if hdr_num is not None and int(hdr_num) != number:
             raise IdentityMismatchError(
                 f"{path.name}: the file name says report number {number} but the header says RPT NUM {int(hdr_num)}. "
@@ -280,9 +357,20 @@ def read_report(path: str | os.PathLike) -> Report:
             )
     else:
         well = header.get("WELL NAME", "") or "unknown well"
+        if layout is None and not completion_marks:
+            raise ReportLayoutError(
+                f"{path}: a layout this reader does not know. It found a header (RPT NUM={header.get('RPT NUM')!r}, "
+                f"RPT DATE={header.get('RPT DATE')!r}) but no TIME BREAKDOWN table (headings "
+                f"{' / '.join(TIME_COLUMNS)}, any letter case) and no completion report's TIME LOG, "
+                "so it cannot tell a drilling from a completion report. Check that the file is a daily report; "
+                "read its text with pymupdf if it is another kind of document.",
+                path,
+            )
         phase = "Drilling" if layout == "drilling" else "Completion"
         number, date = int(hdr_num), hdr_date
-    if layout is None and phase == "Drilling":
+    if layout is None and phase == "Drilling" and (ocr_pages or review):
+        notes.append("no TIME BREAKDOWN table in the OCR'd text (or its page is under review): no operation rows")
+    elif layout is None and phase == "Drilling":
         raise ReportLayoutError(
             f"{path.name}: a drilling report without a TIME BREAKDOWN table (FROM/TO/HRS/PHASE/CODE/NPT/"
             "OPERATIONS). Is it in the WellEz daily drilling report layout?",
@@ -291,9 +379,19 @@ def read_report(path: str | os.PathLike) -> Report:
     hours = sum(r.hours or 0.0 for r in rows)
     if hours > 24.0 + 1e-9:
         notes.append(f"the operation rows add up to {hours:g} hours, more than one day")
+    # TOTAL HRS: one printed total is the table's; when every page prints one, the last is the
+    # grand total if it equals the rows' sum, otherwise they are page subtotals and add up.
+    total = None
+    if totals:
+        total = totals[-1] if len(totals) == 1 or abs(totals[-1] - hours) < 1e-6 else sum(totals)
+        if rows and abs(total - hours) > 1e-6:
+            notes.append(f"the rows add up to {hours:g} hours but the printed TOTAL HRS is {total:g}")
+    if layout is None and phase == "Completion" and not completion_marks:
+        notes.append("no TIME BREAKDOWN table and no TIME LOG found: the report has no operation rows")
     return Report(
         path=path, file_name=path.name, well=well, phase=phase, report_number=number, report_date=date,
         header=header, pages=pages, operations=rows, total_hours_printed=total, notes=notes,
+        ocr_pages=tuple(ocr_pages), ocr_engine=engine if ocr_pages else "", review=review,
     )
 
 
@@ -302,7 +400,8 @@ def _ident_text(ident) -> str:
     return f"{num if num is not None else '?'} of {date.isoformat() if date else '?'}"
 
 
-def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error: str = "raise") -> list[Report]:
+def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error: str = "raise",
+                 ocr: str | None = None, dpi: int = 200) -> list[Report]:
     """Read every report PDF in a folder, in report-number order.
 
     Args:
@@ -313,6 +412,7 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             with its error; ``"collect"`` reads the rest and then raises one
             :class:`ReportError` listing every failed file by name. Nothing is
             skipped silently either way.
+        ocr, dpi: OCR for pages without a text layer (see :func:`read_report`).
 
     Returns:
         The reports sorted by (report number, phase, file name): drilling and
@@ -347,7 +447,7 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
     failures: list[str] = []
     for p in paths:
         try:
-            reports.append(read_report(p))
+            reports.append(read_report(p, ocr=ocr, dpi=dpi))
         except ReportError as exc:
             if on_error == "raise":
                 raise

@@ -241,11 +241,11 @@ class Retriever(ABC):
             text = p.text
             if p.kind == "report" and rep in self._reports:
                 line = self.best_line(query, self._reports[rep])
-                p = line if line is not None else Passage(p.passage_id, p.report, "", page=p.page)
+                p = line if line is not None else Passage(p.passage_id, p.report, "", page=p.page, ocr=p.ocr)
                 text = line.text if line is not None else None
             hits.append(
                 Hit(report=rep, score=score, rank=rank, text=text, page=p.page, row=p.row, start=p.start,
-                    end=p.end, passage_id=self.passages[i].passage_id)
+                    end=p.end, passage_id=self.passages[i].passage_id, ocr=p.ocr)
             )
         return hits
 

@@ -63,6 +63,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("DDRSEARCH_PG_DIR", ".cache/postgres in the project; ~/.cache/ddrsearch/postgres elsewhere",
             "data folder of the embedded PostgreSQL server"),
     Setting("DDRSEARCH_APP_PORT", "8501", "port of the web app on 127.0.0.1 (ddrsearch app; --port overrides it)"),
+    Setting("DDRSEARCH_OCR_CACHE_DIR", ".cache/ocr in the project; ~/.cache/ddrsearch/ocr elsewhere",
+            "OCR cache, one JSON file per page image, engine and settings"),
     Setting("DDRSEARCH_GRADER_URL", "unset: the model grader of the evaluation chapter is skipped",
             "OpenAI-compatible chat-completions address of a model that grades search results"),
     Setting("DDRSEARCH_GRADER_MODEL", "default", "model name sent to the grader"),

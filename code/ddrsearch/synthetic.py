@@ -1,0 +1,199 @@
+"""Small synthetic daily reports in other templates, written with PyMuPDF, to try the reader on.
+
+Field archives hold reports from other operators' templates. The book and the
+tests cannot ship such reports, so :func:`write_report` writes small ones on
+demand: a header of ``LABEL: value`` fields and a TIME BREAKDOWN table whose
+headings can be printed in another letter case, and which can continue onto
+a second page with or without its heading repeated. The columns are
+left-aligned and there are no ruled lines (unlike the WellEz PDFs), so the
+reader's fallback for unruled tables is exercised too.
+
+:func:`write_scanned_copy` makes an image-only copy of a real report, as a
+scanner or fax would: rendered at a chosen dpi, optionally skewed and with
+noise, and saved as a PDF without a text layer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pymupdf
+
+__all__ = ["COLUMN_X", "STUCK_PIPE_DAY", "SyntheticRow", "scan_page", "write_report", "write_scanned_copy"]
+
+#: Left edge of each column (FROM, TO, HRS, PHASE, CODE, NPT, OPERATIONS), points.
+COLUMN_X = (40.0, 78.0, 116.0, 150.0, 240.0, 300.0, 330.0)
+
+
+class SyntheticRow(NamedTuple):
+    """One TIME BREAKDOWN row: times ``"HH:MM"``, hours, and the cells as printed."""
+
+    start: str
+    end: str
+    hours: float
+    phase: str
+    code: str
+    npt: str
+    operations: str
+
+
+#: A 24-hour day of four rows; the stuck pipe and jarring are in the last two.
+STUCK_PIPE_DAY = (
+    SyntheticRow("06:00", "10:00", 4.0, "Intermediate", "Drilling", "", "Drill ahead from 5,210' to 5,330'."),
+    SyntheticRow("10:00", "14:00", 4.0, "Intermediate", "Trips", "", "Trip out of hole to change the bit."),
+    SyntheticRow("14:00", "22:00", 8.0, "Intermediate", "Stuck Pipe", "Y",
+                 "Pipe became stuck at 4,980' while tripping out."),
+    SyntheticRow("22:00", "06:00", 8.0, "Intermediate", "Fishing", "Y",
+                 "Jarring stuck pipe, jarred free at 4,975'."),
+)
+
+
+def _heading(text: str, case: str) -> str:
+    return {"upper": text.upper(), "title": text.title(), "lower": text.lower()}[case]
+
+
+def write_report(path: str | os.PathLike, rows: Sequence[SyntheticRow] = STUCK_PIPE_DAY, *,
+                 number: int = 39, date: str = "11/27/2020", case: str = "upper", spacing: str = " ",
+                 split_after: int | None = None, repeat: str = "none", total: float | str | None = "sum",
+                 subtotals: bool = False, title: str = "TIME BREAKDOWN",
+                 columns: Sequence[str] = ("FROM", "TO", "HRS", "PHASE", "CODE", "NPT", "OPERATIONS")) -> Path:
+    """Write a one- or two-page daily report PDF in a template unlike the FORGE one.
+
+    Args:
+        path: the PDF to write.
+        rows: the TIME BREAKDOWN rows, in order.
+        number, date: RPT NUM and RPT DATE (month/day/year) printed in the header.
+        case: letter case of headings and labels: ``"upper"``, ``"title"``
+            (``Time Breakdown``, ``Rpt Date``) or ``"lower"``.
+        spacing: what separates the words of a label or heading (``"  "``
+            for doubled spaces); a space is also put before each colon when
+            it is longer than one space.
+        split_after: rows on page 1; the rest go on page 2 (``None``: one page).
+        repeat: on page 2, ``"none"`` (rows only), ``"columns"`` (the column
+            headings again) or ``"title"`` (title and column headings again).
+        total: TOTAL HRS printed after the last row: ``"sum"`` (the rows'
+            hours), a number, or ``None`` (no TOTAL HRS line).
+        subtotals: print a TOTAL HRS line of that page's hours on each page.
+        title: the table title (``""``: none; the title of another template).
+        columns: the seven column headings, in order.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+    """
+    path = Path(path)
+    doc = pymupdf.open()
+    colon = " :" if len(spacing) > 1 else ":"
+
+    def label(text: str) -> str:
+        return spacing.join(_heading(text, case).split()) + colon
+
+    def table_head(page, y: float, with_title: bool) -> float:
+        if with_title and title:
+            page.insert_text((40, y), spacing.join(_heading(title, case).split()), fontsize=11)
+            y += 16
+        for x, name in zip(COLUMN_X, columns, strict=True):
+            page.insert_text((x, y), _heading(name, case), fontsize=8)
+        return y + 14
+
+    def put_rows(page, y: float, part: Sequence[SyntheticRow]) -> float:
+        for r in part:
+            cells = (r.start, r.end, f"{r.hours:.1f}", r.phase, r.code, r.npt, r.operations)
+            for x, cell in zip(COLUMN_X, cells, strict=True):
+                page.insert_text((x, y), cell, fontsize=8)
+            y += 14
+        return y
+
+    def put_total(page, y: float, hours: float) -> None:
+        page.insert_text((40, y + 4), f"{_heading('TOTAL', case)}{spacing}{_heading('HRS', case)}", fontsize=8)
+        page.insert_text((COLUMN_X[2], y + 4), f"{hours:.1f}", fontsize=8)
+
+    pages = [list(rows)] if split_after is None else [list(rows[:split_after]), list(rows[split_after:])]
+    for i, part in enumerate(pages):
+        page = doc.new_page(width=612, height=792)
+        y = 50.0
+        if i == 0:
+            page.insert_text((40, y), _heading("DAILY DRILLING REPORT", case), fontsize=12)
+            fields = ((f"{label('RPT DATE')} {date}", f"{label('RPT NUM')} {number}"),
+                      (f"{label('WELL NAME')} Example 1-23", f"{label('MD')} 5,330"),
+                      (f"{label('PRESENT OPERATIONS')} Trip out of hole", ""))
+            for left_text, right_text in fields:
+                y += 14
+                page.insert_text((40, y), left_text, fontsize=9)
+                page.insert_text((330, y), right_text, fontsize=9)
+            y = table_head(page, y + 30, with_title=True)
+        elif repeat != "none":
+            y = table_head(page, y, with_title=repeat == "title")
+        y = put_rows(page, y, part)
+        last = i == len(pages) - 1
+        if subtotals:
+            put_total(page, y, sum(r.hours for r in part))
+        elif last and total is not None:
+            put_total(page, y, sum(r.hours for r in rows) if total == "sum" else float(total))
+        if last:
+            page.insert_text((40, y + 40), _heading("MUD", case), fontsize=11)
+            page.insert_text((40, y + 56), f"{label('WEIGHT')} 9.1 ppg", fontsize=8)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def scan_page(page: pymupdf.Page, dpi: int, *, skew: float = 0.0, noise: float = 0.0, seed: int = 0) -> np.ndarray:
+    """A grey image of ``page`` as a scanner would give it.
+
+    Args:
+        page: a PDF page with a text layer.
+        dpi: scan resolution, dots per inch.
+        skew: rotation, degrees counter-clockwise (a page fed crooked).
+        noise: standard deviation of Gaussian noise added to each pixel
+            (0-255 scale), plus the same share in per mille of black and
+            white specks; 0 for a clean scan.
+        seed: seed of the noise (fixed: the same copy every run).
+
+    Returns:
+        ``uint8`` array of shape ``(height, width)``.
+    """
+    import cv2
+
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    img = np.frombuffer(pix.samples, np.uint8).reshape(pix.h, pix.stride)[:, : pix.w].astype(np.float32)
+    if skew:
+        h, w = img.shape
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), skew, 1.0)
+        img = cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=255)
+    if noise:
+        rng = np.random.default_rng(seed)
+        img = img + rng.normal(0.0, noise, img.shape)
+        specks = rng.random(img.shape)
+        img[specks < noise / 2000] = 0
+        img[specks > 1 - noise / 2000] = 255
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def write_scanned_copy(source: str | os.PathLike, path: str | os.PathLike, dpi: int, **scan) -> Path:
+    """Write an image-only copy of the PDF ``source`` (every page through :func:`scan_page`).
+
+    Args:
+        source: a PDF with a text layer (for example a FORGE report).
+        path: where to write the copy (same page size, no text layer).
+        dpi: scan resolution, dots per inch.
+        **scan: ``skew``, ``noise``, ``seed`` of :func:`scan_page`.
+
+    Returns:
+        ``path`` as a :class:`~pathlib.Path`.
+    """
+    import cv2
+
+    path = Path(path)
+    src, out = pymupdf.open(source), pymupdf.open()
+    for page in src:
+        _, png = cv2.imencode(".png", scan_page(page, dpi, **scan))
+        new = out.new_page(width=page.rect.width, height=page.rect.height)
+        new.insert_image(new.rect, stream=png.tobytes())
+    out.save(path, deflate=True)
+    src.close()
+    out.close()
+    return path
