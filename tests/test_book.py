@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from conftest import PROJECT
-from ddrsearch.book import book_files, chapter_notebooks, execute_notebook
+from ddrsearch.book import book_entries, book_files, chapter_notebooks, execute_notebook
 
 LABEL_PREFIXES = ("sec", "fig", "tbl", "eq", "lst", "thm", "lem")
 REF_RE = re.compile(r"(?<![\w@/.-])@((?:%s)-[A-Za-z0-9_-]*[A-Za-z0-9])" % "|".join(LABEL_PREFIXES))
@@ -57,7 +57,26 @@ def test_every_listed_file_exists_once():
     # every chapter notebook on disk is in the book (nothing keeps a second list)
     on_disk = sorted(p.name for p in (PROJECT / "chapters").glob("*.ipynb"))
     assert on_disk == sorted(p.name for p in CHAPTERS)
-    assert all(re.match(r"^\d\d-[a-z0-9-]+\.ipynb$", p.name) for p in CHAPTERS)
+    assert all(re.match(r"^(\d\d|appendix)-[a-z0-9-]+\.ipynb$", p.name) for p in CHAPTERS)
+
+
+def test_chapter_numbers_equal_file_numbers():
+    # Quarto numbers chapters by their place in _quarto.yml; the prose, the README and
+    # code/chapter_NN/ use the file's number, so the two must agree
+    entries = book_entries(PROJECT)
+    numbered = [e for e in entries if re.match(r"^\d\d-", e.path.name)]
+    assert numbered, "no numbered chapters"
+    wrong = [(e.path.name, e.number) for e in numbered if e.appendix or e.number != str(int(e.path.name[:2]))]
+    assert not wrong, f"file number differs from Quarto's chapter number: {wrong}"
+    assert [int(e.number) for e in numbered] == list(range(1, len(numbered) + 1))
+    # appendices are lettered, and every appendix file is named appendix-*
+    appendices = [e for e in entries if e.appendix]
+    assert [e.number for e in appendices] == [chr(ord("A") + i) for i in range(len(appendices))]
+    assert all(e.path.name.startswith("appendix-") for e in appendices)
+    # every part holds chapters in increasing order
+    cfg = yaml.safe_load((PROJECT / "_quarto.yml").read_text())
+    parts = [c["part"] for c in cfg["book"]["chapters"] if isinstance(c, dict)]
+    assert parts == ["The ten-report sample", "The archive", "Beyond one machine"]
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
