@@ -18,7 +18,15 @@ import pytest
 import yaml
 
 from conftest import PROJECT
-from ddrsearch.book import book_entries, book_files, chapter_notebooks, execute_notebook
+from ddrsearch.book import (
+    CODE_WIDTH,
+    TABLE_WIDTH,
+    book_entries,
+    book_files,
+    chapter_notebooks,
+    execute_notebook,
+    pdf_overflows,
+)
 
 LABEL_PREFIXES = ("sec", "fig", "tbl", "eq", "lst", "thm", "lem")
 REF_RE = re.compile(r"(?<![\w@/.-])@((?:%s)-[A-Za-z0-9_-]*[A-Za-z0-9])" % "|".join(LABEL_PREFIXES))
@@ -152,3 +160,24 @@ def test_chapter_executes_on_the_real_data(path, archive_folder):
         labels = CELL_LABEL_RE.findall(src)
         if any(l.startswith("fig-") for l in labels):
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{path.name}: {labels} drew no figure"
+    # what would run off the PDF page: code and output lines, tables wider than the text block
+    problems = pdf_overflows(nb)
+    assert not problems, f"{path.name}: wider than the PDF page:\n" + "\n".join(problems)
+
+
+def test_pdf_overflow_check_measures_code_output_and_tables():
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    nb = new_notebook()
+    wide_html = "<table><tr><th></th><th>text</th></tr><tr><td>0</td><td>" + "w" * TABLE_WIDTH + "</td></tr></table>"
+    nb.cells = [
+        new_code_cell("x = 1  # " + "c" * CODE_WIDTH, outputs=[new_output("stream", name="stdout", text="o" * (CODE_WIDTH + 1))]),
+        new_code_cell("#| echo: false\n" + "h" * 200),  # hidden: not printed
+        new_code_cell("df", outputs=[new_output("execute_result", data={"text/html": wide_html, "text/plain": "p" * 200},
+                                                execution_count=1)]),
+        new_code_cell("ok", outputs=[new_output("execute_result", data={"text/plain": "fits"}, execution_count=2)]),
+    ]
+    problems = pdf_overflows(nbformat.from_dict(nb))
+    assert [p.split(":")[0] + ":" + p.split(":")[1].split(" of ")[0] for p in problems] == [
+        "cell 0: code line", "cell 0: output line", "cell 2: table"]
