@@ -18,15 +18,8 @@ import pytest
 import yaml
 
 from conftest import PROJECT
-from ddrsearch.book import (
-    CODE_WIDTH,
-    TABLE_WIDTH,
-    book_entries,
-    book_files,
-    chapter_notebooks,
-    execute_notebook,
-    pdf_overflows,
-)
+from ddrsearch.book import book_entries, book_files, chapter_notebooks, execute_notebook
+from ddrsearch.bookcheck import CODE_WIDTH, TABLE_WIDTH, pdf_overflows
 
 LABEL_PREFIXES = ("sec", "fig", "tbl", "eq", "lst", "thm", "lem")
 REF_RE = re.compile(r"(?<![\w@/.-])@((?:%s)-[A-Za-z0-9_-]*[A-Za-z0-9])" % "|".join(LABEL_PREFIXES))

@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
     "lexical": 9, "dense": 9,
     "hybrid": 10,
     "pipeline": 11, "questions": 11,
-    "patterns": 12, "evaluation": 12, "plots": 12, "quartomd": 12,
+    "patterns": 12, "evaluation": 12, "plots": 12, "quartomd": 12, "bookcheck": 12,
     "book": 13,
     "cli": 14,
 }
