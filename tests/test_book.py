@@ -174,3 +174,19 @@ def test_pdf_overflow_check_measures_code_output_and_tables():
     problems = pdf_overflows(nbformat.from_dict(nb))
     assert [p.split(":")[0] + ":" + p.split(":")[1].split(" of ")[0] for p in problems] == [
         "cell 0: code line", "cell 0: output line", "cell 2: table"]
+
+
+def test_check_answer_says_right_or_not_yet_without_giving_the_answer(capsys):
+    from ddrsearch.bookcheck import check_answer
+
+    check_answer("E1", None, 0.4)
+    check_answer("E2", 0.40, 0.4, tolerance=0.005)
+    check_answer("E3", 0.5, 0.4, tolerance=0.005)
+    check_answer("E4", ["d019", "D038 "], ["D038", "D019"])
+    check_answer("E5", [1, None, 3], [1, None, 3], ordered=True)
+    check_answer("E6", [3, None, 1], [1, None, 3], ordered=True)
+    check_answer("E7", " 14:00", "14:00")
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ")[1].split(":")[0] for line in out] == [
+        "not answered yet", "right", "not yet", "right", "right", "not yet", "right"]
+    assert not any("0.4" in line for line in out)  # the expected value is never shown

@@ -13,7 +13,7 @@ import re
 
 # --- exercises --------------------------------------------------------------------------------
 
-def check_answer(exercise: str, answer, expected, *, tolerance: float = 0.0) -> None:
+def check_answer(exercise: str, answer, expected, *, tolerance: float = 0.0, ordered: bool = False) -> None:
     """Print whether a reader's answer to an exercise equals the value the chapter computed.
 
     The expected value is never printed, so running the check does not give
@@ -27,6 +27,8 @@ def check_answer(exercise: str, answer, expected, *, tolerance: float = 0.0) -> 
             and sets compare as sets of such strings.
         tolerance: allowed absolute difference for numbers (e.g. 0.005 for a
             value asked to two decimals).
+        ordered: compare a list item by item, in order (numbers within
+            ``tolerance``, ``None`` only with ``None``), instead of as a set.
     """
     def norm(v):
         return str(v).strip().lower()
@@ -39,6 +41,20 @@ def check_answer(exercise: str, answer, expected, *, tolerance: float = 0.0) -> 
         except (TypeError, ValueError):
             ok = False
         verdict = "right" if ok else "not yet: check your working (the cell above shows the way)"
+    elif ordered:
+        def same(a, e):
+            if a is None or e is None:
+                return a is None and e is None
+            if isinstance(e, (int, float)):
+                try:
+                    return abs(float(a) - float(e)) <= tolerance + 1e-12
+                except (TypeError, ValueError):
+                    return False
+            return norm(a) == norm(e)
+
+        ok = isinstance(answer, (list, tuple)) and len(answer) == len(expected) and all(
+            same(a, e) for a, e in zip(answer, expected, strict=True))
+        verdict = "right" if ok else "not yet: compare your list item by item with the table"
     elif isinstance(expected, (list, tuple, set)):
         ok = isinstance(answer, (list, tuple, set)) and {norm(a) for a in answer} == {norm(e) for e in expected}
         verdict = "right" if ok else "not yet: some items are missing or extra"
