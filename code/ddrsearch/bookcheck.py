@@ -34,7 +34,7 @@ def check_answer(exercise: str, answer, expected, *, tolerance: float = 0.0, ord
         return str(v).strip().lower()
 
     if answer is None:
-        verdict = "not answered yet: put your answer in place of None and run the cell again"
+        verdict = "not answered yet (replace None with your answer)"
     elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
         try:
             ok = abs(float(answer) - float(expected)) <= tolerance + 1e-12
