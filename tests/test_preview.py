@@ -42,6 +42,7 @@ def project(tmp_path):
     _notebook(tmp_path / "chapters" / "01-good.ipynb", [
         new_markdown_cell("# Good {#sec-good}\n\n## First {#sec-first}\n\nAs @tbl-t shows [@r09]; "
                           "see @fig-f, @sec-card and @eq-sq."),
+        new_markdown_cell("## Second {#sec-second}\n\nSee @sec-second."),
         new_code_cell("#| label: tbl-t\n#| tbl-cap: \"A small table.\"\nimport pandas as pd\n"
                       "pd.DataFrame({'a': [1]})"),
         new_code_cell("#| echo: false\nsecret_name = 41\nprint('shown output', secret_name + 1)"),
@@ -70,7 +71,8 @@ def test_preview_hides_inputs_numbers_references_and_survives_a_failing_chapter(
     assert 'href="appendix-card.html#sec-card">Appendix A</a>' in good
     assert 'href="appendix-card.html#eq-sq">Equation A.1</a>' in good
     assert "(Robertson and Zaragoza 2009)" in good and "{#sec" not in good
-    assert "1.1 First" in good and "MathJax" in good
+    assert "1.1 First" in good and "1.2 Second" in good and "MathJax" in good  # numbers run on across cells
+    assert 'href="01-good.html#sec-second">Section 1.2</a>' in good
     card = (out / "appendix-card.html").read_text()
     assert "\\tag{A.1}" in card and 'id="eq-sq"' in card
     assert not (out / "02-bad.html").exists()

@@ -224,12 +224,13 @@ def _preview_notebook(nb, entry: BookEntry, refs: dict, bib: dict):
     """Turn an executed chapter into what Quarto would show (see the module docstring)."""
     import nbformat
 
-    cells = []
+    cells, sections = [], [0] * 6  # section numbers run on from cell to cell
     for cell in nb.cells:
         if cell.cell_type == "raw":
             continue
         if cell.cell_type == "markdown":
-            cell.source = render_markdown(cell.source, refs, bib, number=entry.number, appendix=entry.appendix)
+            cell.source = render_markdown(cell.source, refs, bib, number=entry.number, appendix=entry.appendix,
+                                          sections=sections)
             cells.append(cell)
             continue
         lines = cell.source.splitlines()

@@ -86,9 +86,15 @@ def bibliography_markdown(bib: dict) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(src: str, refs: dict, bib: dict, *, number: str | None = None, appendix: bool = False) -> str:
-    """Quarto Markdown -> plain Markdown: numbered headings with anchors, resolved references and citations."""
-    out, sections = [], [0] * 6
+def render_markdown(src: str, refs: dict, bib: dict, *, number: str | None = None, appendix: bool = False,
+                    sections: list[int] | None = None) -> str:
+    """Quarto Markdown -> plain Markdown: numbered headings with anchors, resolved references and citations.
+
+    ``sections`` carries the section counters from one cell to the next (a
+    list of six zeros to start a chapter); without it each call starts at 0.
+    """
+    out = []
+    sections = [0] * 6 if sections is None else sections
     for line, code in prose_lines(src):
         if code:
             out.append(line)
