@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 
 from .model import CONTENT_PIECES, resolve_model
@@ -51,7 +52,10 @@ class WordPieces:
     """
 
     def __init__(self, model_path: str | os.PathLike | None = None):
-        from transformers import AutoTokenizer
+        # transformers imports tqdm.auto, which warns on stderr in a kernel without widgets
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*IProgress not found.*")
+            from transformers import AutoTokenizer
 
         self.source = resolve_model(model_path)
         self.tokenizer = AutoTokenizer.from_pretrained(self.source.location)
