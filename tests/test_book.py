@@ -30,6 +30,10 @@ PROGRESS_RE = re.compile(r"\d+%\|")  # tqdm's bar
 
 CHAPTERS = chapter_notebooks(PROJECT)
 
+#: Overflows still left in a chapter, measured on its last execution: a ratchet, to be brought
+#: down to zero (a chapter not listed must have none). Each entry says what is left.
+KNOWN_OVERFLOWS: dict[str, int] = {}
+
 
 def _sources(path: Path) -> list[tuple[str, str]]:
     """(cell type, source) for a notebook, or one markdown "cell" for a .qmd file."""
@@ -155,7 +159,9 @@ def test_chapter_executes_on_the_real_data(path, archive_folder):
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{path.name}: {labels} drew no figure"
     # what would run off the PDF page: code and output lines, tables wider than the text block
     problems = pdf_overflows(nb)
-    assert not problems, f"{path.name}: wider than the PDF page:\n" + "\n".join(problems)
+    allowed = KNOWN_OVERFLOWS.get(path.stem, 0)
+    assert len(problems) <= allowed, (
+        f"{path.name}: {len(problems)} things wider than the PDF page (allowed: {allowed}):\n" + "\n".join(problems))
 
 
 def test_pdf_overflow_check_measures_code_output_and_tables():
