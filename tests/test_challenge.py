@@ -26,7 +26,7 @@ def test_challenge_folder_is_not_a_package():
     # code/ is the source root, not a package: an importable "code" would shadow the standard library's
     for folder in (PROJECT / "code", PROJECT / "code" / "chapter_11", CHALLENGE):
         assert not (folder / "__init__.py").exists(), folder
-    for name in ("README.md", "challenge.py", "my_questions.yaml", "solution.py", "solution_questions.yaml"):
+    for name in ("README.md", "challenge.py", "check.py", "my_questions.yaml", "solution.py", "solution_questions.yaml"):
         assert (CHALLENGE / name).is_file(), name
 
 
