@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -25,7 +26,7 @@ def test_challenge_folder_is_not_a_package():
     # code/ is the source root, not a package: an importable "code" would shadow the standard library's
     for folder in (PROJECT / "code", PROJECT / "code" / "chapter_11", CHALLENGE):
         assert not (folder / "__init__.py").exists(), folder
-    for name in ("README.md", "challenge.py", "my_questions.yaml", "solution.py", "solution_questions.yaml"):
+    for name in ("README.md", "challenge.py", "check.py", "my_questions.yaml", "solution.py", "solution_questions.yaml"):
         assert (CHALLENGE / name).is_file(), name
 
 
@@ -39,9 +40,61 @@ def test_solution_question_set_loads_with_evidence_checked(archive_folder):
     assert not archive & {q.question.strip().lower() for q in qs}
 
 
-def test_starter_question_file_loads(archive_folder):
-    qs = load_questions(CHALLENGE / "my_questions.yaml", check_evidence=True)
-    assert qs.ids == ["S01", "S02", "S03", "S04", "S05"]
+def _check(folder, *args):
+    env = dict(os.environ, TQDM_DISABLE="1", HF_HUB_OFFLINE="1")
+    return subprocess.run([sys.executable, str(folder / "check.py"), *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_check_runs_on_the_learners_file_as_it_is(archive_folder):
+    # my_questions.yaml is the learner's: starter or filled in, half done or not, check.py must answer
+    proc = _check(CHALLENGE)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.stdout.splitlines()[0].split()[0] in ("PASS", "TODO", "FAIL")
+    assert "question file: my_questions.yaml" in proc.stdout
+
+
+def _solved(tmp_path, recall_body, mean_body):
+    """A copy of the challenge folder with TODO 3 and 4 filled in by the given function bodies."""
+    folder = tmp_path / "challenge"
+    shutil.copytree(CHALLENGE, folder)
+    text = (folder / "challenge.py").read_text()
+    text = text.replace("    # Then delete the next line.\n    return None\n\n\ndef mean_recall_at_k",
+                        recall_body + "\n\n\ndef mean_recall_at_k", 1)
+    text = text.replace("    # Then delete the next line.\n    return None\n", mean_body + "\n", 1)
+    (folder / "challenge.py").write_text(text)
+    return folder
+
+
+RIGHT_RECALL = "    return sum(d in grades for d in ranking[:k]) / len(grades)"
+RIGHT_MEAN = "    return sum(recall_at_k(ranked.get(q, []), g, k) for q, g in qrels.items()) / len(qrels)"
+
+
+def test_check_passes_correct_work_and_names_a_wrong_denominator(archive_folder, tmp_path):
+    solved = _solved(tmp_path / "right", RIGHT_RECALL, RIGHT_MEAN)
+    proc = _check(solved, SOLUTION_QUESTIONS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [line.split()[0] for line in proc.stdout.splitlines()[:3]] == ["PASS", "PASS", "PASS"]
+    assert "ddrsearch eval" in proc.stdout
+    # the classic slip: dividing by the relevant reports found (or by k) instead of all relevant ones
+    wrong = _solved(tmp_path / "wrong", "    found = [d for d in ranking[:k] if d in grades]\n"
+                    "    return 1.0 if found else 0.0", RIGHT_MEAN)
+    proc = _check(wrong, SOLUTION_QUESTIONS)
+    assert proc.returncode == 1 and "FAIL  recall_at_k(" in proc.stdout
+    # a question file whose quotation is not in its report is refused, naming the question
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SOLUTION_QUESTIONS.read_text().replace(
+        list(load_questions(SOLUTION_QUESTIONS, check_evidence=False))[0].relevant[0].evidence, "words no report holds at all", 1))
+    proc = _check(solved, bad)
+    assert proc.returncode == 1 and proc.stdout.startswith("FAIL  question file: bad.yaml does not validate")
+
+
+def test_readme_steps_match_the_todos():
+    readme = (CHALLENGE / "README.md").read_text()
+    todos = set(re.findall(r"TODO (\d)", (CHALLENGE / "challenge.py").read_text() + (CHALLENGE / "my_questions.yaml").read_text()))
+    steps = re.findall(r"^(\d)\. \*\*.*?\*\* \(TODO (\d)\b", readme, re.M)
+    assert todos == {"1", "2", "3", "4"}
+    assert steps == [(n, n) for n in sorted(todos)], steps
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +133,14 @@ def test_solution_prints_the_package_numbers(solution_output, archive):
         for metric, value in row.items():
             # printed with 4 decimals: equal to the package's value to the printed precision
             assert value == pytest.approx(means.loc[name, metric], abs=0.5e-4 + 1e-12), (name, metric)
+
+
+def test_readme_ranges_hold_the_printed_values(solution_output):
+    # the README states expected ranges; they were set around computed values and must stay true
+    text = " ".join((CHALLENGE / "README.md").read_text().split())
+    m = re.search(r"mean recall@5 between (\d\.\d\d) and (\d\.\d\d) for whole-report dense search and "
+                  r"between (\d\.\d\d) and (\d\.\d\d) for the book's default pipeline", text)
+    assert m, "the README's expected ranges are missing or reworded"
+    printed = _printed_table(solution_output)
+    assert float(m[1]) <= printed["dense (whole report)"]["recall@5"] <= float(m[2])
+    assert float(m[3]) <= printed["hybrid (default pipeline)"]["recall@5"] <= float(m[4])

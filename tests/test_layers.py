@@ -37,7 +37,7 @@ LAYERS: dict[str, int] = {
     "tuned": 11, "questions": 11, "postgres": 11, "pgserver_support": 2, "sources": 8, "generation": 2,
     "pipeline": 12,
     "answers": 13, "index": 13,
-    "patterns": 12, "evaluation": 12, "plots": 12,
+    "patterns": 12, "evaluation": 12, "plots": 12, "quartomd": 12, "bookcheck": 12,
     "book": 13, "indexcli": 14, "answercli": 14, "serve": 13, "explain": 12, "session": 14,
     "cli": 15,
     "app": 16,

@@ -90,11 +90,17 @@ def _cmd_manifest(args: argparse.Namespace) -> int:
 
 def _cmd_preview(args: argparse.Namespace) -> int:
     from .book import build_preview
+    from .errors import BookBuildError
 
+    kwargs = {"mathjax_url": args.mathjax_url} if args.mathjax_url else {}
     try:
-        out = build_preview(Path(args.project), Path(args.out), timeout=args.timeout)
+        out = build_preview(Path(args.project), Path(args.out), timeout=args.timeout, only=args.only, **kwargs)
     except (FileNotFoundError, ValueError) as exc:
         print(f"ddrsearch preview: {exc}", file=sys.stderr)
+        return 1
+    except BookBuildError as exc:  # each failure was named in one line as it happened
+        print(f"ddrsearch preview: {len(exc.failures)} chapter(s) failed; the other pages are in {args.out}",
+              file=sys.stderr)
         return 1
     for path in out:
         print(path)
@@ -354,6 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", default=".", help="the book's project folder (holding _quarto.yml)")
     p.add_argument("--out", default="_preview", help="output folder (default: _preview)")
     p.add_argument("--timeout", type=int, default=1800, help="seconds allowed per notebook cell")
+    p.add_argument("--only", nargs="+", metavar="STEM", help="build only these files (e.g. 04-searching-by-meaning)")
+    p.add_argument("--mathjax-url", default=None, help="load MathJax from here (e.g. a local copy) instead of the CDN")
     p.set_defaults(func=_cmd_preview)
     p = sub.add_parser("env", help="list the DDRSEARCH_* environment variables, their values and defaults",
                        description="Print every environment variable ddrsearch reads, its current value, its "

@@ -268,3 +268,31 @@ class StaleIndexError(SearchIndexError):
     def __init__(self, message: str, reasons: list[str] | None = None):
         self.reasons = list(reasons or [])
         super().__init__(message)
+
+
+# --- the book ----------------------------------------------------------------------
+
+class NotebookExecutionError(DDRSearchError, RuntimeError):
+    """A chapter notebook's cell raised while the book was being executed.
+
+    The message names the notebook, the cell (0-based index, as Jupyter counts
+    cells) with its first line of code, and the exception; ``path``, ``cell``
+    and ``error`` hold them.
+    """
+
+    def __init__(self, path, cell: int | None, first_line: str, error: str):
+        self.path, self.cell, self.error = path, cell, error
+        where = f"cell {cell} ({first_line!r})" if cell is not None else "an unknown cell"
+        super().__init__(f"{path}: {where} raised {error}")
+
+
+class BookBuildError(DDRSearchError, RuntimeError):
+    """Some chapters of the preview failed; the others were written.
+
+    ``failures`` is the list of :class:`NotebookExecutionError`, one per chapter.
+    """
+
+    def __init__(self, failures: list, written: list):
+        self.failures, self.written = failures, written
+        names = "; ".join(str(f) for f in failures)
+        super().__init__(f"{len(failures)} chapter(s) failed, {len(written)} file(s) written: {names}")

@@ -11,7 +11,7 @@ operation row (``D038-r08``), the id every citation uses.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -207,3 +207,60 @@ def page_lines(report: Report) -> list[Passage]:
                                    ocr=pno in report.ocr_pages))
     return out
 
+
+
+def excerpt(text: str, query: str | Iterable[str] | Mapping[str, float], width: int = 60, *,
+            expand: bool = False) -> str:
+    """The part of ``text`` that shows why it matched ``query``, in at most ``width`` characters.
+
+    A hit's text can be a whole OPERATIONS cell; cut at a fixed length it
+    may lose the very words that matched. This keeps the window of ``text``
+    whose query terms weigh most (each different term counted once; ties:
+    the earliest window), trimmed to whole words, with "…" where text was
+    left out.
+
+    Args:
+        text: the passage's text (whitespace is collapsed).
+        query: the question, its terms, or its terms with weights (e.g. BM25
+            IDF, so that a rare word such as *stuck* wins over *pipe*); terms
+            are compared as :func:`~ddrsearch.tokenizer.tokenize` cuts them
+            (so ``6,360'`` matches ``6360``). Plain terms weigh 1.
+        width: the most characters returned, ``>= 20``.
+        expand: expand abbreviations in the text (and in a question string),
+            as a retriever built with ``expand=True`` does.
+
+    Returns:
+        ``text`` itself when it fits, else a window of it; the start of
+        ``text`` when no query term is in it.
+
+    Raises:
+        ValueError: ``width < 20``.
+    """
+    from .tokenizer import tokenize
+
+    if width < 20:
+        raise ValueError(f"width must be at least 20 characters, got {width}")
+    text = " ".join((text or "").split())
+    if len(text) <= width:
+        return text
+    if isinstance(query, str):
+        query = tokenize(query, expand=expand)
+    weights = dict(query) if isinstance(query, Mapping) else dict.fromkeys(query, 1.0)
+    words = [(m.start(), m.end(), set(tokenize(m.group(), expand=expand)) & set(weights))
+             for m in re.finditer(r"\S+", text)]
+    room = width - 2  # the two ellipses
+    candidates = {0}
+    for start, end, hit in words:
+        if hit:  # windows with the hit near the start (a little context before it), or ending at it
+            candidates.add(next(s for s, _, _ in words if s >= start - room // 4))
+            candidates.add(next(s for s, _, _ in words if s >= end - room))
+    best, best_start = -1.0, 0
+    for lead in sorted(candidates):
+        found = set().union(*(h for s, e, h in words if s >= lead and e <= lead + room))
+        if sum(weights[t] for t in found) > best:
+            best, best_start = sum(weights[t] for t in found), lead
+    kept = [(s, e) for s, e, _ in words if s >= best_start and e <= best_start + room]
+    if not kept:
+        return text[: width - 1] + "…"
+    start, stop = kept[0][0], kept[-1][1]
+    return ("…" if start > 0 else "") + text[start:stop] + ("…" if stop < len(text) else "")

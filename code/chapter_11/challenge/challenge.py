@@ -7,8 +7,9 @@ Run it from anywhere (paths are resolved from this file's location):
 As given, it loads ``my_questions.yaml`` (the five starter questions, checking
 every evidence quotation), runs the book's default pipeline over the 76
 reports and prints where each relevant report ranks. The places marked
-``# TODO`` are yours: the extra questions (in the YAML file), recall@5, and the
-comparison of two methods. ``solution.py`` is a reference solution; try
+``# TODO`` are yours: TODO 1 and 2 (the questions, in the YAML file),
+TODO 3 (recall@k of one question) and TODO 4 (its mean, and the comparison of
+two methods). ``check.py`` checks your file and your two functions. ``solution.py`` is a reference solution; try
 first, then compare.
 """
 
@@ -59,6 +60,20 @@ def recall_at_k(ranking: list[str], grades: dict[str, int], k: int) -> float | N
     return None
 
 
+def mean_recall_at_k(ranked: dict[str, list[str]], qrels: dict[str, dict[str, int]], k: int) -> float | None:
+    """Mean recall@k over the questions: every question weighs the same.
+
+    Args:
+        ranked: question id -> report file names, best first (as ``ranked_lists`` returns).
+        qrels: question id -> {report file name: grade} (``questions.qrels()``).
+        k: the cut-off, e.g. 5.
+    """
+    # TODO 4 (part 1): the mean of recall_at_k(ranked[qid], qrels[qid], k) over every question
+    # id of qrels (a question the method returned nothing for has recall 0, not "missing").
+    # Then delete the next line.
+    return None
+
+
 def main() -> int:
     questions = load_questions(QUESTIONS, check_evidence=True)  # stops with a clear message if a quotation is wrong
     reports = load_archive(archive_dir())
@@ -84,15 +99,15 @@ def main() -> int:
         shown = "TODO" if recall is None else f"{recall:.2f}"
         print(f"  {q.id:4} {q.question:45} {ranks:28} recall@{K} = {shown}")
 
-    values = [recall_at_k(ranked[q.id], qrels[q.id], K) for q in questions]
-    if None not in values:
-        print(f"\nmean recall@{K}: {sum(values) / len(values):.4f}")
+    mean = mean_recall_at_k(ranked, qrels, K)
+    if mean is not None:
+        print(f"\nmean recall@{K}, default pipeline: {mean:.4f}")
 
-    # TODO 4: compare methods. Build a second retriever, e.g. build_retriever("dense", reports)
-    # (dense search over whole reports) or build_retriever("bm25", reports, expand=True), compute
-    # its ranked lists and mean recall@5 the same way, and print one line per method. Then check
-    # your numbers with the package: ddrsearch.metrics.evaluate(ranked, qrels, 5) and mean_metrics.
+    # TODO 4 (part 2): compare methods. Build a second retriever, e.g. build_retriever("dense",
+    # reports) (dense search over whole reports) or build_retriever("bm25", reports, expand=True),
+    # compute its ranked lists and mean_recall_at_k the same way, and print one line per method.
     # Which questions does each method miss, and why? (Read the top hits: retriever.search(...).)
+    # check.py tells you whether recall_at_k and mean_recall_at_k agree with ddrsearch.metrics.
     return 0
 
 

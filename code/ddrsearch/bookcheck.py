@@ -1,0 +1,141 @@
+"""What the book checks that is not retrieval: a reader's exercise answers, and what fits a printed page.
+
+``check_answer`` is what the chapters' exercise cells call. ``pdf_overflows``
+is the book check's measure of an executed chapter against the PDF's text
+block (``tests/test_book.py``): Quarto sets code in a monospace font without
+wrapping and turns a DataFrame into a LaTeX table at its natural width, so a
+line or a table wider than the text block runs off the page.
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- exercises --------------------------------------------------------------------------------
+
+def check_answer(exercise: str, answer, expected, *, tolerance: float = 0.0, ordered: bool = False) -> None:
+    """Print whether a reader's answer to an exercise equals the value the chapter computed.
+
+    The expected value is never printed, so running the check does not give
+    the answer away.
+
+    Args:
+        exercise: its name as the chapter prints it, e.g. ``"Exercise 4.1"``.
+        answer: the reader's answer; ``None`` means "not answered yet".
+        expected: the computed answer. Numbers compare within ``tolerance``;
+            strings compare without case and surrounding spaces; lists, tuples
+            and sets compare as sets of such strings.
+        tolerance: allowed absolute difference for numbers (e.g. 0.005 for a
+            value asked to two decimals).
+        ordered: compare a list item by item, in order (numbers within
+            ``tolerance``, ``None`` only with ``None``), instead of as a set.
+    """
+    def norm(v):
+        return str(v).strip().lower()
+
+    if answer is None:
+        verdict = "not answered yet (replace None with your answer)"
+    elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        try:
+            ok = abs(float(answer) - float(expected)) <= tolerance + 1e-12
+        except (TypeError, ValueError):
+            ok = False
+        verdict = "right" if ok else "not yet: check your working (the cell above shows the way)"
+    elif ordered:
+        def same(a, e):
+            if a is None or e is None:
+                return a is None and e is None
+            if isinstance(e, (int, float)):
+                try:
+                    return abs(float(a) - float(e)) <= tolerance + 1e-12
+                except (TypeError, ValueError):
+                    return False
+            return norm(a) == norm(e)
+
+        ok = isinstance(answer, (list, tuple)) and len(answer) == len(expected) and all(
+            same(a, e) for a, e in zip(answer, expected, strict=True))
+        verdict = "right" if ok else "not yet: compare your list item by item with the table"
+    elif isinstance(expected, (list, tuple, set)):
+        ok = isinstance(answer, (list, tuple, set)) and {norm(a) for a in answer} == {norm(e) for e in expected}
+        verdict = "right" if ok else "not yet: some items are missing or extra"
+    else:
+        verdict = "right" if norm(answer) == norm(expected) else "not yet: check your working"
+    print(f"{exercise}: {verdict}")
+
+
+# --- what fits a printed page ----------------------------------------------------------------
+
+#: Monospace characters per line of the PDF's text block: letter paper, KOMA scrreprt at 11 pt,
+#: DejaVu Sans Mono scaled 0.85 (about 5.6 pt a character over a 445 pt text block).
+CODE_WIDTH = 79
+#: The same text block in characters of the table font (DejaVu Serif, about 6 pt a character);
+#: each column also costs two characters of column separation (LaTeX \tabcolsep on both sides).
+TABLE_WIDTH = 74
+
+
+def _table_widths(html: str) -> list[tuple[int, int]]:
+    """(width in characters, number of columns) of each <table> in an HTML output."""
+    from html.parser import HTMLParser
+
+    tables: list[list[list[str]]] = []
+
+    class Cells(HTMLParser):
+        cell: list[str] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                tables.append([])
+            elif tag == "tr" and tables:
+                tables[-1].append([])
+            elif tag in ("td", "th"):
+                self.cell = []
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None and tables and tables[-1]:
+                tables[-1][-1].append(" ".join("".join(self.cell).split()))
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell.append(data)
+
+    Cells().feed(html)
+    out = []
+    for rows in tables:
+        n = max((len(r) for r in rows), default=0)
+        widths = [max((len(r[i]) for r in rows if i < len(r)), default=0) for i in range(n)]
+        out.append((sum(widths) + 2 * n, n))
+    return out
+
+
+def pdf_overflows(nb, *, code_width: int = CODE_WIDTH, table_width: int = TABLE_WIDTH) -> list[str]:
+    """What would run past the edge of the PDF page in an executed notebook, one line per problem.
+
+    Checked: every shown code line (``#|`` lines and ``echo: false`` cells are
+    not printed), every line of printed output (streams and plain-text
+    results), and every table (HTML output: the sum of its columns' widest
+    cells plus column separation, as LaTeX sets a table at natural width).
+
+    Returns:
+        ``"cell N: ..."`` messages; empty when everything fits.
+    """
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        lines = cell.source.splitlines()
+        hidden = any(re.match(r"^#\|\s*echo:\s*false", ln) for ln in lines)
+        if not hidden:
+            problems += [f"cell {i}: code line of {len(ln)} characters: {ln[:60]}..."
+                         for ln in lines if len(ln) > code_width and not ln.startswith("#|")]
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            texts = [out.get("text", "")] if out.get("output_type") == "stream" else []
+            if "text/html" in data and "<table" in data["text/html"]:
+                problems += [f"cell {i}: table of {w} characters in {n} columns (limit {table_width})"
+                             for w, n in _table_widths(data["text/html"]) if w > table_width]
+            elif "text/plain" in data and not ({"image/png", "text/markdown"} & set(data)):
+                texts.append(data["text/plain"])
+            problems += [f"cell {i}: output line of {len(ln)} characters: {ln[:60]}..."
+                         for t in texts for ln in t.splitlines() if len(ln) > code_width]
+    return problems

@@ -1,0 +1,32 @@
+"""passages.excerpt: a shown part of a hit keeps the words that made it match (the book's tables rely on it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import REPORT_38
+from ddrsearch.passages import excerpt
+
+
+@pytest.mark.data
+def test_excerpt_of_report_38s_stuck_row_keeps_stuck(by_name):
+    row = next(r for r in by_name[REPORT_38].operations if "stuck" in r.operations)
+    text = " ".join(row.operations.split())
+    assert len(text) > 100  # the whole cell would not fit a table column
+    weights = {"stuck": 2.0, "slide": 0.7, "became": 0.5, "pipe": 0.1}  # rarer words weigh more
+    shown = excerpt(text, weights, 40)
+    assert len(shown) <= 40 and "stuck" in shown and shown.startswith("…")
+    # plain query: the window with the most different query words
+    shown = excerpt(text, "became stuck during the slide", 70)
+    assert len(shown) <= 70 and {"became", "stuck", "slide"} <= set(shown.replace("…", " ").split())
+
+
+def test_excerpt_fits_and_says_what_it_left_out():
+    text = "Drill From 6,360' to 6,507', Torque 6,500, SPP 3200 and then the pipe became stuck at last"
+    assert excerpt("short text", "pipe", 30) == "short text"
+    shown = excerpt(text, "6360 torque", 30)
+    assert len(shown) <= 30 and "6,360'" in shown and shown.endswith("…")
+    assert excerpt(text, "nothing matches", 25) == excerpt(text, [], 25)  # no term: the start
+    assert excerpt(text, "nothing matches", 25).startswith("Drill From")
+    with pytest.raises(ValueError, match="at least 20"):
+        excerpt(text, "pipe", 10)
