@@ -174,6 +174,9 @@ def test_staleness_names_what_changed(six, tmp_path, embedder):
     reasons = stale_reasons(gen, corpus=six, model_key=embedder.source.key)
     assert reasons == [f"1 report(s) are not indexed yet ({six[5].name})"]
     assert "embedding model changed" in stale_reasons(gen, corpus=six[:5], model_key="sha256-0000")[0]
+    # an index over other reports (the archive's, while the search is over your own folder) is stale
+    assert stale_reasons(gen, corpus=six[:2], model_key=embedder.source.key) == [
+        f"it holds 3 report(s) that are not among the 2 searched ({', '.join(p.name for p in six[2:5])})"]
     _resave(six[1])
     assert stale_reasons(gen, corpus=six[:5], model_key=embedder.source.key) == [
         f"{six[1].name} changed since it was indexed"]

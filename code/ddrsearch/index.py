@@ -250,6 +250,9 @@ def stale_reasons(generation: Generation, *, corpus=None, model_key: str | None 
             ones, makes the index stale. Indexed reports outside the corpus
             (added with ``index add``) are checked at their recorded path; a
             missing file is not a reason (its passages are still in the index).
+            Any other indexed report outside the corpus is a reason: the
+            index was built over other reports (say, the FORGE archive while
+            ``DDRSEARCH_ARCHIVE_DIR`` now names your own folder).
         model_key: today's model identity (default: :func:`resolve_model`'s).
 
     Returns:
@@ -263,6 +266,11 @@ def stale_reasons(generation: Generation, *, corpus=None, model_key: str | None 
         path = current.get(name, Path(entry["path"]))
         if path.is_file() and sha256_file(path) != entry["sha256"]:
             reasons.append(f"{name} changed since it was indexed")
+    if corpus is not None:
+        outside = sorted(n for n, e in indexed.items() if n not in current and e.get("origin") != "add")
+        if outside:
+            reasons.append(f"it holds {len(outside)} report(s) that are not among the {len(current)} searched "
+                           f"({', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''})")
     missing = sorted(n for n in current if n not in indexed)
     if missing:
         reasons.append(f"{len(missing)} report(s) are not indexed yet ({', '.join(missing[:3])}"
@@ -332,7 +340,7 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     for r in new._reports.values():
         idx = [i for i, p in enumerate(new.passages) if p.report == r.file_name]
         rows[r.file_name] = ([new.passages[i] for i in idx], new.dense.matrix[idx])
-        entries[r.file_name] = _report_entry(r, digests[r.file_name], len(idx))
+        entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(idx)), "origin": "add"}
         result.passages += len(idx)
     order = [s.file_name for s in sort_reports(
         SimpleNamespace(report_number=e["report_number"], phase=e["phase"], file_name=e["file_name"])
