@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from .errors import DDRSearchError
@@ -156,6 +157,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
         dates = {r.file_name: r.report_date for r in reports}
         numbers = {r.file_name: short_name(r) for r in reports}
         n_reports = len(reports)
+        if args.dir is not None:  # your own folder: say what the reader found incomplete
+            for r in reports:
+                for note in r.notes:
+                    print(f"note: {r.file_name}: {note}", file=sys.stderr)
     if not hits:
         print(f"No report matches {args.query!r} with {args.method}"
               + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
@@ -378,11 +383,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"-k must be at least 1, got {args.k}")
     if getattr(args, "width", 20) < 20:
         parser.error(f"--width must be at least 20, got {args.width}")
-    try:
-        return args.func(args)
-    except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
-        print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
-        return 1
+    with warnings.catch_warnings():  # one line per warning, without Python's source-line echo
+        warnings.showwarning = _show_warning
+        try:
+            return args.func(args)
+        except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
+            print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
+            return 1
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

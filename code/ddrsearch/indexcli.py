@@ -23,15 +23,11 @@ __all__ = ["add_index_options", "add_index_parser", "current_index", "move_dash_
 def _source_paths(args) -> tuple[list[Path], dict, str]:
     """The PDFs of the corpus or folder named by the arguments, what they are, and the rebuild command."""
     from .data import corpus_paths
-    from .errors import DataNotFoundError
+    from .report import folder_pdfs
 
     if getattr(args, "dir", None) is not None:
         folder = Path(args.dir)
-        if not folder.is_dir():
-            raise DataNotFoundError(f"{folder} is not a folder of report PDFs.")
-        paths = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
-        if not paths:
-            raise DataNotFoundError(f"No PDF files in {folder}.")
+        paths = folder_pdfs(folder)  # warns about PDFs in subfolders, which are not indexed
         return paths, {"dir": str(folder.resolve())}, f"ddrsearch index build --dir {args.dir}"
     corpus = args.corpus or "archive"
     return corpus_paths(corpus, getattr(args, "archive", None)), {"corpus": corpus}, \

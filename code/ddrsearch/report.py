@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from .data import FETCH_COMMAND, FILE_NAME_RE
 from .errors import (
     DataNotFoundError,
     DuplicateReportError,
+    FolderWarning,
     IdentityMismatchError,
     ReportError,
     ReportLayoutError,
@@ -288,6 +290,8 @@ def read_report(path: str | os.PathLike) -> Report:
             "OPERATIONS). Is it in the WellEz daily drilling report layout?",
             path,
         )
+    if layout == "drilling" and not rows:
+        notes.append("the TIME BREAKDOWN table has no operation rows; only the header and page text can be searched")
     hours = sum(r.hours or 0.0 for r in rows)
     if hours > 24.0 + 1e-9:
         notes.append(f"the operation rows add up to {hours:g} hours, more than one day")
@@ -328,18 +332,16 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
         ReportError: a file cannot be read (see :func:`read_report`).
     """
     folder = Path(folder)
-    if folder.is_file():
-        raise DataNotFoundError(f"{folder} is a file; load_archive() takes a folder of PDFs (read one file with read_report()).")
-    if not folder.is_dir():
-        raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
     if pattern == "*.pdf":  # any case: report.PDF too
-        paths = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf")
+        paths = folder_pdfs(folder)
     else:
-        paths = sorted(folder.glob(pattern))
-    if not paths:
-        raise DataNotFoundError(
-            f"No PDF files ({pattern}) in {folder}. For the book's reports, fetch them with: {FETCH_COMMAND}"
-        )
+        if not folder.is_dir():
+            folder_pdfs(folder)  # raises the folder's error
+        paths = sorted(p for p in folder.glob(pattern) if p.is_file())
+        if not paths:
+            raise DataNotFoundError(
+                f"No PDF files ({pattern}) in {folder}. For the book's reports, fetch them with: {FETCH_COMMAND}"
+            )
     if on_error not in ("raise", "collect"):
         raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
     check_duplicates(paths)
@@ -358,6 +360,40 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             folder,
         )
     return sort_reports(reports)
+
+
+
+def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
+    """The PDF files directly in ``folder`` (``.pdf`` in any case), sorted by name.
+
+    Only the folder's own files are read, not its subfolders; so that nothing
+    is left out silently, a :class:`~ddrsearch.errors.FolderWarning` names
+    every subfolder that holds PDFs and every folder named like a PDF.
+
+    Raises:
+        DataNotFoundError: ``folder`` is a file, does not exist, or holds no
+            PDF file (the message names subfolders that do hold PDFs).
+    """
+    folder = Path(folder)
+    if folder.is_file():
+        raise DataNotFoundError(f"{folder} is a file, not a folder of report PDFs (read one file with read_report()).")
+    if not folder.is_dir():
+        raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
+    entries = sorted(folder.iterdir())
+    paths = [p for p in entries if p.suffix.lower() == ".pdf" and p.is_file()]
+    not_read = [f"{p.name}/ (a folder named like a PDF)" for p in entries if p.suffix.lower() == ".pdf" and p.is_dir()]
+    for sub in (p for p in entries if p.is_dir() and p.suffix.lower() != ".pdf"):
+        n = sum(1 for q in sub.rglob("*") if q.suffix.lower() == ".pdf" and q.is_file())
+        if n:
+            not_read.append(f"{sub.name}/ ({n} PDF{'s' if n > 1 else ''})")
+    if not paths:
+        where = f" (only in subfolders: {', '.join(not_read)}; point at the subfolder instead)" if not_read else ""
+        raise DataNotFoundError(
+            f"No PDF files in {folder}{where}. For the book's reports, fetch them with: {FETCH_COMMAND}")
+    if not_read:
+        warnings.warn(f"{folder}: not read (only the folder's own PDF files are): {', '.join(not_read)}. "
+                      "Move the reports you want searched into the folder itself.", FolderWarning, stacklevel=2)
+    return paths
 
 
 def check_duplicates(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
