@@ -91,3 +91,133 @@ def test_an_empty_time_breakdown_is_a_note_not_silence(tmp_path, archive_folder,
     assert any("no operation rows" in n for n in r.notes)
     assert main(["search", "stuck pipe", "--dir", str(tmp_path), "--method", "bm25", "-k", "1"]) == 0
     assert f"note: {REPORT_39}: the TIME BREAKDOWN table has no operation rows" in capsys.readouterr().err
+
+
+# --- settings that point at the wrong thing -------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_archive_dir_that_is_not_a_folder_says_so(tmp_path, monkeypatch, capsys, kind):
+    target = tmp_path / "reports"
+    if kind == "file":
+        target.write_text("not a folder")
+    monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", str(target))
+    # before: "10 of 10 report PDF(s) missing ... Fetch them", whatever the folder was
+    assert main(["search", "stuck", "--method", "bm25"]) == 1
+    err = capsys.readouterr().err
+    state = "does not exist" if kind == "missing" else "is a file, not a folder"
+    assert f"{target} (from $DDRSEARCH_ARCHIVE_DIR) {state}" in err
+
+
+def test_index_dir_that_is_a_file_is_named(tmp_path, monkeypatch, capsys):
+    afile = tmp_path / "index"
+    afile.write_text("")
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(afile))
+    # before: "No index at .../index/archive" (status), "[Errno 20] Not a directory" (build)
+    assert main(["index", "status"]) == 1
+    assert f"DDRSEARCH_INDEX_DIR {afile} is a file, not a folder" in capsys.readouterr().err
+    assert main(["index", "status", "--index", str(afile)]) == 1  # before: "[Errno 17] File exists"
+    assert f"--index {afile} is a file, not a folder." in capsys.readouterr().err
+
+
+def test_search_with_an_index_dir_that_is_a_file_says_it_is_not_used(tmp_path, archive_folder, monkeypatch, capsys):
+    from argparse import Namespace
+
+    from ddrsearch.indexcli import current_index
+
+    afile = tmp_path / "index"
+    afile.write_text("")
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(afile))
+    said = []
+    assert current_index(Namespace(index=None, corpus="sample", dir=None, archive=None), say=said.append) is None
+    assert said and said[0].startswith("note: not using the index: DDRSEARCH_INDEX_DIR")
+
+
+def test_index_add_a_folder_says_to_give_the_pdfs(tmp_path, capsys):
+    assert main(["index", "add", str(tmp_path), "--index", str(tmp_path / "ix")]) == 1
+    err = capsys.readouterr().err  # before: "no such file: <folder>"
+    assert f"{tmp_path} is a folder; give the new report PDFs themselves" in err
+
+
+@pytest.mark.parametrize("url", ["http://", "https:// host"])
+def test_llm_url_without_a_host_is_refused_at_once(url):
+    from ddrsearch.errors import GenerationError
+    from ddrsearch.generation import llm_config
+
+    with pytest.raises(GenerationError, match="is not an http"):  # before: tried "http:/chat/completions"
+        llm_config({"DDRSEARCH_LLM_URL": url})
+
+
+# --- question files, eval and show ----------------------------------------------------------
+
+def test_a_question_file_indented_with_tabs_says_to_use_spaces(tmp_path):
+    from ddrsearch.errors import QuestionSetError
+    from ddrsearch.questions import load_questions
+
+    bad = tmp_path / "tabs.yaml"
+    bad.write_text("name: x\ndescription: y\ncorpus: sample\nquestions:\n\t- id: Q1\n")
+    with pytest.raises(QuestionSetError, match="spaces, never tabs"):
+        load_questions(bad)
+
+
+def test_eval_with_no_method_and_with_k_above_the_corpus(archive_folder, capsys):
+    assert main(["eval", "starter", "--methods", " , "]) == 2
+    assert "--methods names no method" in capsys.readouterr().err  # before: "unknown method(s) []"
+    assert main(["eval", "starter", "--methods", "bm25", "-k", "50"]) == 0
+    out = capsys.readouterr()
+    assert "-k 50 is more than the 10 reports searched" in out.err and "P@50" in out.out
+
+
+def test_show_a_negative_row_and_a_report_without_rows(archive_folder, capsys):
+    from ddrsearch.errors import CitationError
+    from ddrsearch.passages import resolve_row_id
+
+    assert main(["show", "D038", "--row", "-1"]) == 2  # before: "'D038-r-1' is not a row id"
+    assert "--row must be 0 or more" in capsys.readouterr().err
+    c003 = read_report(archive_folder / "FORGE-16A-78-32_Completion_003_2021-01-06.pdf")
+    with pytest.raises(CitationError, match="has no operation rows") as exc:  # before: "(r00 to r00)"
+        resolve_row_id("C003-r00", [c003])
+    assert "r00 to r00" not in str(exc.value)
+
+
+def test_show_writes_into_a_folder_that_does_not_exist_yet(tmp_path, archive_folder, capsys):
+    out = tmp_path / "crops" / "today" / "D038-r08.png"  # before: [Errno 2] No such file or directory
+    assert main(["show", "D038", "--row", "8", "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys):
+    import ddrsearch.cli as cli
+
+    def closed_pipe(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli, "_cmd_env", closed_pipe)
+    assert cli.main(["env"]) == 1  # before: "ddrsearch env: [Errno 32] Broken pipe"
+    assert capsys.readouterr().err == ""
+
+
+# --- queries the word-based legs cannot read ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sample_hybrid(archive_folder):
+    from ddrsearch.data import corpus_paths
+    from ddrsearch.pipeline import build_retriever
+    from ddrsearch.report import read_reports
+
+    return build_retriever("hybrid", read_reports(corpus_paths("sample")))
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("query", ["?!.,;:", "((("])
+def test_default_pipeline_names_the_query_as_typed(sample_hybrid, query):
+    from ddrsearch.errors import QueryError
+
+    with pytest.raises(QueryError) as exc:  # before: "The query '' has no searchable words"
+        sample_hybrid.search(query, k=3)
+    assert repr(query) in str(exc.value)
+
+
+@pytest.mark.model
+def test_ask_with_only_a_date_says_what_is_missing(archive_folder, capsys):
+    assert main(["ask", "2020-11-26"]) == 1  # before: "no searchable words (only stop words or punctuation)"
+    assert "names a day but nothing to look for on it" in capsys.readouterr().err

@@ -39,6 +39,7 @@ what to do), 2 for a usage error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -193,7 +194,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
+    if not methods:
+        print(f"ddrsearch eval: --methods names no method; choose from {', '.join(METHODS)}", file=sys.stderr)
+        return 2
+    if unknown:
         print(f"ddrsearch eval: unknown method(s) {unknown}; choose from {', '.join(METHODS)}", file=sys.stderr)
         return 2
     questions = load_questions(args.questions)
@@ -213,6 +217,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"warning: {len(outside)} judged report(s) are not in the {corpus} corpus "
               f"({', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''}); no method can retrieve them, "
               "so recall stays below 1. Use the question set's own corpus.", file=sys.stderr)
+    if args.k > len(reports):
+        print(f"note: -k {args.k} is more than the {len(reports)} reports searched: P@{args.k} still divides by "
+              f"{args.k} (ranks past the last report count as misses), so it is small.", file=sys.stderr)
     results = {}
     for m in methods:
         results[m] = evaluate_retriever(build_retriever(m, reports), questions, k=args.k)
@@ -387,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
         warnings.showwarning = _show_warning
         try:
             return args.func(args)
+        except BrokenPipeError:  # output piped into head or less, which stopped reading: not an error to report
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python's advice: no second error at exit)
+            return 1
         except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
             print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
             return 1
