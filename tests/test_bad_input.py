@@ -16,7 +16,8 @@ import pytest
 
 from ddrsearch.cli import main
 from ddrsearch.errors import DataNotFoundError, FolderWarning
-from ddrsearch.report import folder_pdfs, load_archive, read_report
+from ddrsearch.pdf import folder_pdfs
+from ddrsearch.report import load_archive, read_report
 
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 REPORT_39 = "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"
@@ -221,3 +222,41 @@ def test_default_pipeline_names_the_query_as_typed(sample_hybrid, query):
 def test_ask_with_only_a_date_says_what_is_missing(archive_folder, capsys):
     assert main(["ask", "2020-11-26"]) == 1  # before: "no searchable words (only stop words or punctuation)"
     assert "names a day but nothing to look for on it" in capsys.readouterr().err
+
+
+# --- the same report twice: other bytes, same text ------------------------------------------
+
+@pytest.fixture
+def resaved(tmp_path, archive_folder):
+    """Report 38 and a re-saved copy of it (other bytes, same pages) under another name."""
+    folder = tmp_path / "resaved"
+    folder.mkdir()
+    shutil.copy(archive_folder / REPORT_38, folder)
+    doc = pymupdf.open(archive_folder / REPORT_38)
+    doc.save(folder / "DDR 38 copy.pdf", garbage=3)
+    assert (folder / "DDR 38 copy.pdf").read_bytes() != (folder / REPORT_38).read_bytes()
+    return folder
+
+
+def test_a_re_saved_copy_is_refused_like_an_identical_one(resaved, capsys):
+    from ddrsearch.errors import DuplicateReportError
+    from ddrsearch.report import read_reports
+
+    # before: both were read, and search listed D038 twice with the same row
+    with pytest.raises(DuplicateReportError, match=f"{REPORT_38} and DDR 38 copy.pdf hold the same report"):
+        load_archive(resaved)
+    with pytest.raises(DuplicateReportError):
+        read_reports(sorted(resaved.iterdir()))
+    assert main(["search", "stuck pipe", "--dir", str(resaved), "--method", "bm25"]) == 1
+    assert "hold the same report" in capsys.readouterr().err
+
+
+@pytest.mark.model
+def test_index_add_refuses_a_re_saved_copy_of_an_indexed_report(resaved, tmp_path, capsys):
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.move(resaved / REPORT_38, one)
+    index = str(tmp_path / "ix")
+    assert main(["index", "build", "--dir", str(one), "--index", index]) == 0
+    assert main(["index", "add", str(resaved / "DDR 38 copy.pdf"), "--index", index]) == 1
+    assert f"holds the same report as {REPORT_38}, already in the index" in capsys.readouterr().err

@@ -39,7 +39,8 @@ from . import settings
 from ._util import sha256_file
 from .data import MANIFEST_COLUMNS, ManifestEntry, archive_dir, load_manifest
 from .errors import FetchError
-from .report import folder_pdfs, read_report
+from .pdf import folder_pdfs
+from .report import read_report
 
 #: Public address of the report files; a file's URL is ``BASE_URL + file name``.
 BASE_URL = (

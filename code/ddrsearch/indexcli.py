@@ -25,7 +25,7 @@ __all__ = ["add_index_options", "add_index_parser", "current_index", "move_dash_
 def _source_paths(args) -> tuple[list[Path], dict, str]:
     """The PDFs of the corpus or folder named by the arguments, what they are, and the rebuild command."""
     from .data import corpus_paths
-    from .report import folder_pdfs
+    from .pdf import folder_pdfs
 
     if getattr(args, "dir", None) is not None:
         folder = Path(args.dir)

@@ -17,17 +17,15 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._util import sha256_file
+from ._util import sha256_file, text_sha256
 from .data import FETCH_COMMAND, FILE_NAME_RE
 from .errors import (
     DataNotFoundError,
     DuplicateReportError,
-    FolderWarning,
     IdentityMismatchError,
     ReportError,
     ReportLayoutError,
@@ -41,7 +39,7 @@ from .layout import (
     parse_report_date,
     parse_time_breakdown,
 )
-from .pdf import group_lines, join_words, open_pdf, page_words
+from .pdf import folder_pdfs, group_lines, join_words, open_pdf, page_words
 
 
 @dataclass
@@ -359,41 +357,9 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             f"{len(failures)} of {len(paths)} file(s) in {folder} could not be read:\n  " + "\n  ".join(failures),
             folder,
         )
+    check_same_text(reports)
     return sort_reports(reports)
 
-
-
-def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
-    """The PDF files directly in ``folder`` (``.pdf`` in any case), sorted by name.
-
-    Only the folder's own files are read, not its subfolders; so that nothing
-    is left out silently, a :class:`~ddrsearch.errors.FolderWarning` names
-    every subfolder that holds PDFs and every folder named like a PDF.
-
-    Raises:
-        DataNotFoundError: ``folder`` is a file, does not exist, or holds no
-            PDF file (the message names subfolders that do hold PDFs).
-    """
-    folder = Path(folder)
-    if folder.is_file():
-        raise DataNotFoundError(f"{folder} is a file, not a folder of report PDFs (read one file with read_report()).")
-    if not folder.is_dir():
-        raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
-    entries = sorted(folder.iterdir())
-    paths = [p for p in entries if p.suffix.lower() == ".pdf" and p.is_file()]
-    not_read = [f"{p.name}/ (a folder named like a PDF)" for p in entries if p.suffix.lower() == ".pdf" and p.is_dir()]
-    for sub in (p for p in entries if p.is_dir() and p.suffix.lower() != ".pdf"):
-        n = sum(1 for q in sub.rglob("*") if q.suffix.lower() == ".pdf" and q.is_file())
-        if n:
-            not_read.append(f"{sub.name}/ ({n} PDF{'s' if n > 1 else ''})")
-    if not paths:
-        where = f" (only in subfolders: {', '.join(not_read)}; point at the subfolder instead)" if not_read else ""
-        raise DataNotFoundError(
-            f"No PDF files in {folder}{where}. For the book's reports, fetch them with: {FETCH_COMMAND}")
-    if not_read:
-        warnings.warn(f"{folder}: not read (only the folder's own PDF files are): {', '.join(not_read)}. "
-                      "Move the reports you want searched into the folder itself.", FolderWarning, stacklevel=2)
-    return paths
 
 
 def check_duplicates(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
@@ -416,12 +382,36 @@ def check_duplicates(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
     return seen
 
 
+def check_same_text(reports: Iterable[Report]) -> None:
+    """Check that no two reports hold the same page text (a re-saved copy: other bytes, same report).
+
+    Raises:
+        DuplicateReportError: two reports have identical page text; the
+            message names both files and says to remove one.
+    """
+    seen: dict[str, Report] = {}
+    for r in reports:
+        first = seen.setdefault(text_sha256(r.text), r)
+        if first is not r and first.file_name != r.file_name:
+            raise DuplicateReportError(
+                f"{r.file_name} and {first.file_name} hold the same report (identical text: {r.phase} report "
+                f"{r.report_number} of {r.report_date.isoformat()}) though their bytes differ, e.g. a re-saved copy. "
+                "Remove one of them so the report is not searched and counted twice.", first.file_name, r.file_name)
+
+
 def sort_reports(reports: Iterable[Report]) -> list[Report]:
     """Sort reports by report number, drilling before completion, then file name."""
     return sorted(reports, key=lambda r: (r.report_number, r.phase != "Drilling", r.file_name))
 
 
 def read_reports(paths: Iterable[str | os.PathLike]) -> list[Report]:
-    """Read the given report PDFs and return them in report-number order (see :func:`load_archive`)."""
-    return sort_reports(read_report(p) for p in paths)
+    """Read the given report PDFs and return them in report-number order (see :func:`load_archive`).
+
+    Raises:
+        ReportError: a file cannot be read (see :func:`read_report`).
+        DuplicateReportError: two files hold the same report (:func:`check_same_text`).
+    """
+    reports = [read_report(p) for p in paths]
+    check_same_text(reports)
+    return sort_reports(reports)
 
