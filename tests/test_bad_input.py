@@ -260,3 +260,20 @@ def test_index_add_refuses_a_re_saved_copy_of_an_indexed_report(resaved, tmp_pat
     assert main(["index", "build", "--dir", str(one), "--index", index]) == 0
     assert main(["index", "add", str(resaved / "DDR 38 copy.pdf"), "--index", index]) == 1
     assert f"holds the same report as {REPORT_38}, already in the index" in capsys.readouterr().err
+
+
+def test_search_dir_lists_every_unreadable_file_at_once(tmp_path, archive_folder, capsys):
+    shutil.copy(archive_folder / REPORT_38, tmp_path)
+    (tmp_path / REPORT_39).write_bytes(b"")  # a download that never finished
+    (tmp_path / "report.pdf").write_text("<html><body>404</body></html>")
+    # before: only the first bad file was named; fix it, run again, meet the next
+    assert main(["search", "stuck", "--dir", str(tmp_path), "--method", "bm25"]) == 1
+    err = capsys.readouterr().err
+    assert "2 of 3 file(s)" in err and f"{REPORT_39}: " in err and "report.pdf: " in err
+
+
+def test_indexing_file_names_instead_of_reports_says_to_read_them():
+    from ddrsearch.pipeline import build_retriever
+
+    with pytest.raises(ValueError, match=r"got str 'x\.pdf': read the PDFs first"):  # before: "not a mix"
+        build_retriever("bm25", ["x.pdf"])

@@ -152,7 +152,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         numbers = {r["file_name"]: r["short"] for r in index.reports}
         n_reports, source = len(index.reports), f"{source}, index {index.folder}"
     else:
-        reports = load_archive(args.dir) if args.dir is not None else read_reports(corpus_paths(args.corpus, args.archive))
+        reports = load_archive(args.dir, on_error="collect") if args.dir is not None else read_reports(corpus_paths(args.corpus, args.archive))
         retriever = build_retriever(args.method, reports, unit=args.unit, **options)
         hits = retriever.search(args.query, k=args.k)
         dates = {r.file_name: r.report_date for r in reports}
