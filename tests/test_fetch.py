@@ -123,18 +123,19 @@ def test_manifest_for_your_own_reports(tmp_path, archive_folder, monkeypatch, ca
     mine.mkdir()
     for name in [REPORT_38, "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"]:
         shutil.copyfile(archive_folder / name, mine / name)
-    shutil.copyfile(archive_folder / REPORT_38, mine / "today.pdf")  # any name: identity from the header
+    # any name: identity from the header (report 40; a copy of 38 would be refused as the same report twice)
+    shutil.copyfile(archive_folder / "FORGE-16A-78-32_Drilling_040_2020-11-28.pdf", mine / "today.pdf")
     out = tmp_path / "m.csv"
     assert main(["manifest", str(mine), "--out", str(out)]) == 0
     monkeypatch.setenv("DDRSEARCH_MANIFEST", str(out))
     monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", str(mine))
     entries = load_manifest()
     assert [(e.file_name, e.report_number) for e in entries] == [
-        (REPORT_38, 38), ("today.pdf", 38), ("FORGE-16A-78-32_Drilling_039_2020-11-27.pdf", 39)]
+        (REPORT_38, 38), ("FORGE-16A-78-32_Drilling_039_2020-11-27.pdf", 39), ("today.pdf", 40)]
     assert entries[0].sha256 == sha256_of(archive_folder / REPORT_38)
     capsys.readouterr()
     assert main(["search", "became stuck", "--method", "keyword", "--corpus", "archive"]) == 0
-    assert "2 report(s) from the archive (3 reports)" in capsys.readouterr().out
+    assert "1 report(s) from the archive (3 reports)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("change, message", [

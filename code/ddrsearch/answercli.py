@@ -8,6 +8,7 @@ an endpoint configured, a generated answer whose citations are checked);
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 __all__ = ["add_answer_parsers"]
@@ -53,12 +54,16 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from .sources import find_report, row_crop, verify_row
     from .tokenizer import tokenize
 
+    if args.row < 0:
+        print(f"ddrsearch show: --row must be 0 or more (row id D038-r08 is --row 8), got {args.row}", file=sys.stderr)
+        return 2
     reports = read_reports(corpus_paths("archive", args.archive))
     report = find_report(args.report, reports)
     _, row = resolve_row_id(row_id(report, args.row), reports)
     out = Path(args.out or f"{row_id(report, row)}.png")
     if out.is_dir():
         out = out / f"{row_id(report, row)}.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
     row_crop(report, row, tokenize(args.highlight) if args.highlight else (), out=out)
     check = verify_row(report, row)
     print(f"[{row_id(report, row)}] {report.file_name}, page {row.page}, {row.start}-{row.end or '?'}")

@@ -402,6 +402,9 @@ class Answerer:
             raise ValueError(f"k must be at least 1, got {k}")
         words = search_words(question)
         if not self._terms(words):
+            if question_date(question) is not None:
+                raise QueryError(f"The question {question!r} names a day but nothing to look for on it; say what, "
+                                 "e.g. 'stuck on 2020-11-26' or 'what was drilled on 11/26/2020'.")
             raise QueryError(f"The query {question!r} has no searchable words (only stop words or punctuation).")
         order = question_order(question)
         day = question_date(question)

@@ -39,7 +39,9 @@ what to do), 2 for a usage error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 from pathlib import Path
 
 from .errors import DDRSearchError
@@ -157,7 +159,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         n_reports, source = len(index.reports), f"{source}, index {index.folder}"
     else:
         if args.dir is not None:
-            reports = load_archive(args.dir, ocr=args.ocr)
+            reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
             for r in reports:
                 for item in r.review:
                     print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)
@@ -168,6 +170,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
         dates = {r.file_name: r.report_date for r in reports}
         numbers = {r.file_name: short_name(r) for r in reports}
         n_reports = len(reports)
+        if args.dir is not None:  # your own folder: say what the reader found incomplete
+            for r in reports:
+                for note in r.notes:
+                    print(f"note: {r.file_name}: {note}", file=sys.stderr)
     if not hits:
         print(f"No report matches {args.query!r} with {args.method}"
               + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
@@ -200,7 +206,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
+    if not methods:
+        print(f"ddrsearch eval: --methods names no method; choose from {', '.join(METHODS)}", file=sys.stderr)
+        return 2
+    if unknown:
         print(f"ddrsearch eval: unknown method(s) {unknown}; choose from {', '.join(METHODS)}", file=sys.stderr)
         return 2
     questions = load_questions(args.questions)
@@ -220,6 +229,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"warning: {len(outside)} judged report(s) are not in the {corpus} corpus "
               f"({', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''}); no method can retrieve them, "
               "so recall stays below 1. Use the question set's own corpus.", file=sys.stderr)
+    if args.k > len(reports):
+        print(f"note: -k {args.k} is more than the {len(reports)} reports searched: P@{args.k} still divides by "
+              f"{args.k} (ranks past the last report count as misses), so it is small.", file=sys.stderr)
     results = {}
     for m in methods:
         results[m] = evaluate_retriever(build_retriever(m, reports), questions, k=args.k)
@@ -394,11 +406,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"-k must be at least 1, got {args.k}")
     if getattr(args, "width", 20) < 20:
         parser.error(f"--width must be at least 20, got {args.width}")
-    try:
-        return args.func(args)
-    except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
-        print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
-        return 1
+    with warnings.catch_warnings():  # one line per warning, without Python's source-line echo
+        warnings.showwarning = _show_warning
+        try:
+            return args.func(args)
+        except BrokenPipeError:  # output piped into head or less, which stopped reading: not an error to report
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python's advice: no second error at exit)
+            return 1
+        except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
+            print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
+            return 1
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -182,6 +182,13 @@ def load_manifest(path: str | os.PathLike | None = None) -> list[ManifestEntry]:
 
 
 def _require(names: list[str], folder: Path, what: str) -> list[Path]:
+    if not folder.is_dir():
+        source = " (from $DDRSEARCH_ARCHIVE_DIR)" if settings.get_path("DDRSEARCH_ARCHIVE_DIR") == folder else ""
+        state = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise DataNotFoundError(
+            f"The report folder {folder}{source} {state}. Point DDRSEARCH_ARCHIVE_DIR (or --archive) at the folder "
+            f"of the report PDFs, or fetch them there with: {FETCH_COMMAND}"
+        )
     paths = [folder / n for n in names]
     missing = [p.name for p in paths if not p.is_file()]
     if missing:
@@ -201,7 +208,8 @@ def archive_paths(folder: str | os.PathLike | None = None) -> list[Path]:
             names it and gives the fetch command.
     """
     folder = Path(folder) if folder is not None else archive_dir()
-    return _require([e.file_name for e in load_manifest()], folder, "76-report archive")
+    names = [e.file_name for e in load_manifest()]
+    return _require(names, folder, f"{len(names)}-report archive")
 
 
 def sample_paths(folder: str | os.PathLike | None = None) -> list[Path]:

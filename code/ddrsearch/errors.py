@@ -232,6 +232,10 @@ class CacheWarning(UserWarning):
     """A cache entry was unreadable or malformed and has been recomputed (a warning, not an error)."""
 
 
+class FolderWarning(UserWarning):
+    """Something in a report folder is not read: PDFs in a subfolder, or a folder named like a PDF."""
+
+
 # --- the index on disk -----------------------------------------------------------
 
 class DuplicateReportError(DDRSearchError, ValueError):

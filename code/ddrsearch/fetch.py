@@ -38,7 +38,8 @@ from tqdm.auto import tqdm
 from . import settings
 from ._util import sha256_file
 from .data import MANIFEST_COLUMNS, ManifestEntry, archive_dir, load_manifest
-from .errors import DataNotFoundError, FetchError
+from .errors import FetchError
+from .pdf import folder_pdfs
 from .report import read_report
 
 #: Public address of the report files; a file's URL is ``BASE_URL + file name``.
@@ -288,12 +289,7 @@ def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample
         DataNotFoundError: no PDF in the folder.
         ReportError: a PDF cannot be read (the message names it).
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise DataNotFoundError(f"{folder} is not a folder of report PDFs.")
-    pdfs = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
-    if not pdfs:
-        raise DataNotFoundError(f"No PDF files in {folder}.")
+    pdfs = folder_pdfs(folder)  # warns about PDFs in subfolders, which are not listed
     sample = set(sample or [])
     entries = []
     for p in pdfs:

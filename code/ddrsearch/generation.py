@@ -84,7 +84,7 @@ def llm_config(environ: dict | None = None) -> LLMConfig | None:
     url = get("DDRSEARCH_LLM_URL") or ""
     if not url:
         return None
-    if not re.match(r"^https?://", url):
+    if not re.match(r"^https?://[^/\s]", url):
         raise GenerationError(f"DDRSEARCH_LLM_URL={url!r} is not an http(s) address (e.g. http://127.0.0.1:11434/v1).")
     raw = get("DDRSEARCH_LLM_TIMEOUT") or "30"
     try:

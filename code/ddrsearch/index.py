@@ -336,6 +336,12 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     for name in {e["file_name"] for e in keep}:
         idx = [i for i, p in enumerate(old_passages) if p.report == name]
         rows[name] = ([old_passages[i] for i in idx], old_vectors[idx])
+    indexed_texts = {tuple(p.text for p in rows[name][0]): name for name in rows}
+    for r in new._reports.values():  # a re-saved copy of an indexed report: other bytes, the same passages
+        same = indexed_texts.get(tuple(p.text for p in new.passages if p.report == r.file_name))
+        if same is not None:
+            raise DuplicateReportError(f"{r.path} holds the same report as {same}, already in the index (identical "
+                                       "text, other bytes: a re-saved copy). Not added.", same, r.file_name)
     entries = {e["file_name"]: e for e in keep}
     for r in new._reports.values():
         idx = [i for i, p in enumerate(new.passages) if p.report == r.file_name]

@@ -17,21 +17,19 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import settings
+
 __all__ = ["add_index_options", "add_index_parser", "current_index", "move_dash_query"]
 
 
 def _source_paths(args) -> tuple[list[Path], dict, str]:
     """The PDFs of the corpus or folder named by the arguments, what they are, and the rebuild command."""
     from .data import corpus_paths
-    from .errors import DataNotFoundError
+    from .pdf import folder_pdfs
 
     if getattr(args, "dir", None) is not None:
         folder = Path(args.dir)
-        if not folder.is_dir():
-            raise DataNotFoundError(f"{folder} is not a folder of report PDFs.")
-        paths = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
-        if not paths:
-            raise DataNotFoundError(f"No PDF files in {folder}.")
+        paths = folder_pdfs(folder)  # warns about PDFs in subfolders, which are not indexed
         return paths, {"dir": str(folder.resolve())}, f"ddrsearch index build --dir {args.dir}"
     corpus = args.corpus or "archive"
     return corpus_paths(corpus, getattr(args, "archive", None)), {"corpus": corpus}, \
@@ -39,11 +37,20 @@ def _source_paths(args) -> tuple[list[Path], dict, str]:
 
 
 def _index_dir(args) -> Path:
+    from .errors import SearchIndexError
     from .index import default_index_dir
 
     if getattr(args, "index", None):
-        return Path(args.index)
-    return default_index_dir(args.corpus or "archive", getattr(args, "dir", None))
+        folder, what = Path(args.index), "--index"
+    else:
+        folder = default_index_dir(args.corpus or "archive", getattr(args, "dir", None))
+        what = "DDRSEARCH_INDEX_DIR" if settings.get_path("DDRSEARCH_INDEX_DIR") else "the index folder"
+    for f in (folder, *folder.parents):
+        if f.is_file():
+            where = "" if f == folder else f", so the index cannot be written at {folder}"
+            raise SearchIndexError(f"{what} {f} is a file, not a folder{where}. "
+                                   "Give a folder (or a path that does not exist yet) instead.")
+    return folder
 
 
 def current_index(args, *, say=None):
@@ -57,8 +64,8 @@ def current_index(args, *, say=None):
     from .indexstore import current_generation
 
     say = say or (lambda line: print(line, file=sys.stderr))
-    folder = _index_dir(args)
     try:
+        folder = _index_dir(args)
         if current_generation(folder) is None:
             return None
         paths, _, rebuild = _source_paths(args)
@@ -101,6 +108,11 @@ def _cmd_build(args) -> int:
 def _cmd_add(args) -> int:
     from .index import add_reports
 
+    folders = [p for p in args.pdfs if Path(p).is_dir()]
+    if folders:
+        print(f"ddrsearch index add: {', '.join(folders)} is a folder; give the new report PDFs themselves "
+              f"(e.g. {Path(folders[0]) / '*.pdf'})", file=sys.stderr)
+        return 1
     missing = [p for p in args.pdfs if not Path(p).is_file()]
     if missing:
         print(f"ddrsearch index add: no such file: {', '.join(missing)}", file=sys.stderr)

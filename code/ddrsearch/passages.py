@@ -154,6 +154,9 @@ def resolve_row_id(rid: str, reports: Sequence[Report]) -> tuple[Report, Operati
     if report is None:
         raise CitationError(f"Row id {rid}: report {label} is not among the {len(reports)} reports searched.")
     index = int(m[3])
+    if not report.operations:
+        raise CitationError(f"Row id {rid}: report {label} ({report.file_name}) has no operation rows (no TIME "
+                            "BREAKDOWN table: the completion layout, or a table left empty), so no row to show.")
     if index >= len(report.operations):
         raise CitationError(
             f"Row id {rid}: report {label} ({report.file_name}) has {len(report.operations)} operation rows "

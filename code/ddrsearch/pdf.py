@@ -11,17 +11,26 @@ and :func:`group_lines` groups words into the lines a reader sees.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .data import FETCH_COMMAND, FILE_NAME_RE
-from .errors import CorruptPDFError, EncryptedPDFError, NotAPDFError, NoTextLayerError, ReportNotFoundError
+from .errors import (
+    CorruptPDFError,
+    DataNotFoundError,
+    EncryptedPDFError,
+    FolderWarning,
+    NotAPDFError,
+    NoTextLayerError,
+    ReportNotFoundError,
+)
 
 if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
     import pymupdf
 
-__all__ = ["Word", "group_lines", "join_words", "open_pdf", "page_words"]
+__all__ = ["Word", "folder_pdfs", "group_lines", "join_words", "open_pdf", "page_words"]
 
 
 class Word(NamedTuple):
@@ -130,3 +139,34 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
         )
     return doc
 
+def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
+    """The PDF files directly in ``folder`` (``.pdf`` in any case), sorted by name.
+
+    Only the folder's own files are read, not its subfolders; so that nothing
+    is left out silently, a :class:`~ddrsearch.errors.FolderWarning` names
+    every subfolder that holds PDFs and every folder named like a PDF.
+
+    Raises:
+        DataNotFoundError: ``folder`` is a file, does not exist, or holds no
+            PDF file (the message names subfolders that do hold PDFs).
+    """
+    folder = Path(folder)
+    if folder.is_file():
+        raise DataNotFoundError(f"{folder} is a file, not a folder of report PDFs (read one file with ddrsearch.report.read_report()).")
+    if not folder.is_dir():
+        raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
+    entries = sorted(folder.iterdir())
+    paths = [p for p in entries if p.suffix.lower() == ".pdf" and p.is_file()]
+    not_read = [f"{p.name}/ (a folder named like a PDF)" for p in entries if p.suffix.lower() == ".pdf" and p.is_dir()]
+    for sub in (p for p in entries if p.is_dir() and p.suffix.lower() != ".pdf"):
+        n = sum(1 for q in sub.rglob("*") if q.suffix.lower() == ".pdf" and q.is_file())
+        if n:
+            not_read.append(f"{sub.name}/ ({n} PDF{'s' if n > 1 else ''})")
+    if not paths:
+        where = f" (only in subfolders: {', '.join(not_read)}; point at the subfolder instead)" if not_read else ""
+        raise DataNotFoundError(
+            f"No PDF files in {folder}{where}. For the book's reports, fetch them with: {FETCH_COMMAND}")
+    if not_read:
+        warnings.warn(f"{folder}: not read (only the folder's own PDF files are): {', '.join(not_read)}. "
+                      "Move the reports you want searched into the folder itself.", FolderWarning, stacklevel=2)
+    return paths

@@ -200,7 +200,8 @@ def load_questions(
     try:
         data = loader.get_single_data()
     except yaml.YAMLError as exc:
-        raise QuestionSetError(path, [f"not valid YAML: {exc}"]) from exc
+        tab = " (YAML indents with spaces, never tabs: replace the tabs)" if "'\\t'" in str(exc) else ""
+        raise QuestionSetError(path, [f"not valid YAML{tab}: {exc}"]) from exc
     finally:
         loader.dispose()
 

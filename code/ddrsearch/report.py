@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._util import sha256_file
+from ._util import sha256_file, text_sha256
 from .data import FETCH_COMMAND, FILE_NAME_RE
 from .errors import (
     DataNotFoundError,
@@ -46,7 +46,7 @@ from .layout import (
     parse_time_table,
     squash,
 )
-from .pdf import group_lines, join_words, open_pdf, page_words
+from .pdf import folder_pdfs, group_lines, join_words, open_pdf, page_words
 
 if TYPE_CHECKING:
     from .ocr import QualityGate
@@ -376,6 +376,8 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
             "OPERATIONS). Is it in the WellEz daily drilling report layout?",
             path,
         )
+    if layout == "drilling" and not rows:
+        notes.append("the TIME BREAKDOWN table has no operation rows; only the header and page text can be searched")
     hours = sum(r.hours or 0.0 for r in rows)
     if hours > 24.0 + 1e-9:
         notes.append(f"the operation rows add up to {hours:g} hours, more than one day")
@@ -428,18 +430,16 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
         ReportError: a file cannot be read (see :func:`read_report`).
     """
     folder = Path(folder)
-    if folder.is_file():
-        raise DataNotFoundError(f"{folder} is a file; load_archive() takes a folder of PDFs (read one file with read_report()).")
-    if not folder.is_dir():
-        raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
     if pattern == "*.pdf":  # any case: report.PDF too
-        paths = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf")
+        paths = folder_pdfs(folder)
     else:
-        paths = sorted(folder.glob(pattern))
-    if not paths:
-        raise DataNotFoundError(
-            f"No PDF files ({pattern}) in {folder}. For the book's reports, fetch them with: {FETCH_COMMAND}"
-        )
+        if not folder.is_dir():
+            folder_pdfs(folder)  # raises the folder's error
+        paths = sorted(p for p in folder.glob(pattern) if p.is_file())
+        if not paths:
+            raise DataNotFoundError(
+                f"No PDF files ({pattern}) in {folder}. For the book's reports, fetch them with: {FETCH_COMMAND}"
+            )
     if on_error not in ("raise", "collect"):
         raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
     check_duplicates(paths)
@@ -457,7 +457,9 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             f"{len(failures)} of {len(paths)} file(s) in {folder} could not be read:\n  " + "\n  ".join(failures),
             folder,
         )
+    check_same_text(reports)
     return sort_reports(reports)
+
 
 
 def check_duplicates(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
@@ -480,12 +482,36 @@ def check_duplicates(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
     return seen
 
 
+def check_same_text(reports: Iterable[Report]) -> None:
+    """Check that no two reports hold the same page text (a re-saved copy: other bytes, same report).
+
+    Raises:
+        DuplicateReportError: two reports have identical page text; the
+            message names both files and says to remove one.
+    """
+    seen: dict[str, Report] = {}
+    for r in reports:
+        first = seen.setdefault(text_sha256(r.text), r)
+        if first is not r and first.file_name != r.file_name:
+            raise DuplicateReportError(
+                f"{r.file_name} and {first.file_name} hold the same report (identical text: {r.phase} report "
+                f"{r.report_number} of {r.report_date.isoformat()}) though their bytes differ, e.g. a re-saved copy. "
+                "Remove one of them so the report is not searched and counted twice.", first.file_name, r.file_name)
+
+
 def sort_reports(reports: Iterable[Report]) -> list[Report]:
     """Sort reports by report number, drilling before completion, then file name."""
     return sorted(reports, key=lambda r: (r.report_number, r.phase != "Drilling", r.file_name))
 
 
 def read_reports(paths: Iterable[str | os.PathLike]) -> list[Report]:
-    """Read the given report PDFs and return them in report-number order (see :func:`load_archive`)."""
-    return sort_reports(read_report(p) for p in paths)
+    """Read the given report PDFs and return them in report-number order (see :func:`load_archive`).
+
+    Raises:
+        ReportError: a file cannot be read (see :func:`read_report`).
+        DuplicateReportError: two files hold the same report (:func:`check_same_text`).
+    """
+    reports = [read_report(p) for p in paths]
+    check_same_text(reports)
+    return sort_reports(reports)
 

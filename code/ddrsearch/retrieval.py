@@ -108,7 +108,10 @@ class Retriever(ABC):
         elif all(isinstance(i, Passage) for i in items):
             passages = items
         else:
-            raise ValueError("index() takes a list of Report or a list of Passage, not a mix.")
+            odd = next((i for i in items if not isinstance(i, (Report, Passage))), None)
+            what = (f"{type(odd).__name__} {odd!r}: read the PDFs first with ddrsearch.report.read_reports(paths)"
+                    if odd is not None else "a mix of the two")
+            raise ValueError(f"index() takes a list of Report or a list of Passage, not a mix; got {what}.")
         ids = [p.passage_id for p in passages]
         if len(set(ids)) != len(ids):
             dup = next(i for i, c in Counter(ids).items() if c > 1)

@@ -103,7 +103,7 @@ def _fingerprint(paths: Sequence[Path]) -> dict[str, tuple[int, int]]:
 
 
 def _pdfs(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf")
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
 
 
 @dataclass(frozen=True)

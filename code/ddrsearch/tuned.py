@@ -41,6 +41,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .errors import QueryError
 from .hybrid import HybridRetriever
 from .passages import Hit
 from .queries import rewrite_query
@@ -105,6 +106,8 @@ class TunedHybridRetriever(HybridRetriever):
     # --- the legs --------------------------------------------------------------------
     def leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         q = self.rewrite(query)
+        if not self.bm25.tokenize(q):  # name the query as typed, not its rewrite (which may be '')
+            raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
         b = self.bm25.passage_scores(q)
         v = self.dense.passage_scores(q) if self.weight > 0 else np.zeros(len(self.passages))
         if self.prf in ("rm3", "both"):
