@@ -38,7 +38,7 @@ LAYERS: dict[str, int] = {
     "pipeline": 12,
     "answers": 13,
     "patterns": 12, "evaluation": 12, "plots": 12,
-    "book": 13,
+    "book": 13, "levers": 13,
     "cli": 14,
 }
 
