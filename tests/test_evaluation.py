@@ -89,4 +89,5 @@ def test_cli_eval_prints_and_writes_csv(tmp_path, capsys, archive_folder):
     assert len(per_q) == 10 and set(per_q.method) == {"keyword", "bm25"}
     means = pd.read_csv(tmp_path / "starter_means.csv", index_col=0)
     assert means.loc["bm25", "recall@3"] == pytest.approx(per_q[per_q.method == "bm25"]["recall@3"].mean())
+    assert "evidence@3" in text and 0 <= means.loc["bm25", "evidence@3"] <= 1
     assert main(["eval", "starter", "--methods", "bm25,tfidf"]) == 2

@@ -122,3 +122,50 @@ def test_done_when_stuck_pipe_shows_the_stuck_row(archive):
 def test_evidence_agreement_is_a_share(archive, archive_questions):
     ea = evidence_agreement(build_retriever("hybrid", archive), archive_questions.split("dev").answerable())
     assert 0.5 <= ea.attrs["agreement"] <= 1 and ea["findable"].all()
+
+
+def test_lever_table_pairs_the_questions():
+    import pandas as pd
+
+    from ddrsearch.levers import lever_table
+
+    idx = pd.Index(["Q1", "Q2", "Q3", "Q4"], name="id")
+    base = pd.DataFrame({"hit@5": [1, 0, 1, 0], "RR": [1, 0, 0.5, 0], "NDCG@5": [1, 0, 0.6, 0]}, index=idx, dtype=float)
+    better = base.assign(**{"hit@5": [1, 1, 1, 0], "RR": [1, 0.5, 0.5, 0], "NDCG@5": [1, 0.6, 0.6, 0]})
+    t = lever_table({"plain": base, "lever": better}, baseline="plain")
+    assert t.loc["plain", "gain"] == 0 and t.loc["plain", "changed"] == 0
+    assert t.loc["lever", "gain"] == pytest.approx(0.15) and t.loc["lever", "changed"] == 1
+    assert t.loc["lever", "gain low"] <= 0.15 <= t.loc["lever", "gain high"]
+    assert t.loc["lever", "MRR"] == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        lever_table({"plain": base, "other": better.iloc[:3]}, baseline="plain")
+
+
+def test_md_in_chunk_context(report38):
+    from ddrsearch.chunking import operation_chunks
+
+    plain = operation_chunks(report38)
+    deep = operation_chunks(report38, depth=True)
+    assert [p.text for p in plain] == [p.text for p in deep]
+    md = f"MD {report38.md_ft:,.0f} ft."
+    assert all(p.context.endswith(md) and not q.context.endswith(md) for p, q in zip(deep, plain, strict=True))
+
+
+@pytest.mark.model
+def test_proximity_rewards_words_printed_together(archive):
+    pipe = build_retriever("hybrid", archive, proximity=1.0)
+    near = pipe.proximity_scores("DIFF 250 psi")
+    d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
+    together = [i for i, p in enumerate(pipe.passages) if p.report == d018 and "DIFF 250psi" in p.text]
+    assert together and all(near[i] > 0 for i in together)
+    # a row that prints 250 and psi but not next to DIFF earns only the 250-psi pair, less than D018's row
+    apart = [i for i, p in enumerate(pipe.passages) if "250 psi" in p.text and "DIFF" not in p.text]
+    assert apart and max(near[i] for i in apart) < min(near[i] for i in together)
+
+
+@pytest.mark.model
+def test_answer_row_prefers_what_was_done_over_the_plan(archive):
+    pipe = build_retriever("hybrid", archive)
+    for hit in pipe.search("raising the derrick", k=5):
+        assert hit.row is not None or "derrick" not in " ".join(
+            o.operations.lower() for o in pipe._reports[hit.report].operations)

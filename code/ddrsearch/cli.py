@@ -216,7 +216,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .data import corpus_paths
-    from .evaluation import breakdown, compare, evaluate_retriever
+    from .evaluation import breakdown, compare, evaluate_retriever, evidence_agreement
     from .pipeline import METHODS, build_retriever
     from .questions import load_questions
     from .report import read_reports
@@ -243,10 +243,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"warning: {len(outside)} judged report(s) are not in the {corpus} corpus "
               f"({', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''}); no method can retrieve them, "
               "so recall stays below 1. Use the question set's own corpus.", file=sys.stderr)
-    results = {}
+    results, agreement = {}, {}
     for m in methods:
-        results[m] = evaluate_retriever(build_retriever(m, reports), questions, k=args.k)
+        retriever = build_retriever(m, reports)
+        results[m] = evaluate_retriever(retriever, questions, k=args.k)
+        # share of the relevant reports in the top k whose shown row holds the judgement's quoted evidence
+        agreement[m] = evidence_agreement(retriever, questions, k=args.k).attrs["agreement"]
     table = compare(results, k=args.k)
+    table[f"evidence@{args.k}"] = pd.Series(agreement)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         left_out = f" ({n_unanswerable} unanswerable left out)" if n_unanswerable else ""
         print(f"{name}: {len(questions)} questions over {len(reports)} reports, k = {args.k}{left_out}\n")
@@ -365,7 +369,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate retrieval methods on a question set",
         description=(
             "Run each method over a question set (datasets/eval/*.yaml) and print the mean P@k, recall@k, "
-            "hit@k, MRR, MAP and NDCG@k of each method, and recall@k per category; optionally write CSV."
+            "hit@k, MRR, MAP and NDCG@k of each method, its evidence agreement (evidence@k: of the relevant "
+            "reports in the top k, the share whose shown row holds the quoted evidence), and recall@k per "
+            "category; optionally write CSV."
         ),
     )
     p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive")

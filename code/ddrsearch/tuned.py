@@ -263,8 +263,9 @@ class TunedHybridRetriever(HybridRetriever):
                 if depth is not None:
                     prints = any(depth[0] - 1 <= float(d.replace(",", "")) <= depth[1] + 1 for d in _DEPTH.findall(p.text))
                 covered = sum(idf.get(t, 0.0) for t in terms & self._row_terms(i))
-                done = p.kind != "header" if self.row == "answer" else True
-                return (prints, round(covered, 9), done, np.nan_to_num(scores[i], nan=-np.inf))
+                if self.row == "terms":
+                    return (prints, round(covered, 9), np.nan_to_num(scores[i], nan=-np.inf))
+                return (prints, round(covered, 9), p.kind != "header", np.nan_to_num(scores[i], nan=-np.inf))
 
             best = max(by_report[h.report], key=key)
             p = self.passages[best]
