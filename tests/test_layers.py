@@ -31,7 +31,7 @@ LAYERS: dict[str, int] = {
     "report": 5,
     "fetch": 6, "passages": 6, "model": 6,
     "embeddings": 7, "chunking": 7, "fields": 7,
-    "retrieval": 8, "structured": 8,
+    "retrieval": 8, "structured": 8, "adaptation": 8,
     "lexical": 9, "dense": 9,
     "hybrid": 10,
     "tuned": 11, "questions": 11, "sources": 8, "generation": 2,

@@ -25,13 +25,22 @@ class DenseRetriever(Retriever):
         model_path: explicit model folder (see :func:`ddrsearch.model.resolve_model`).
         cache_dir: embedding cache folder; ``False`` disables the cache.
         embedder: an existing :class:`~ddrsearch.embeddings.Embedder` to share.
+        adapter: ``True`` = embed through the packaged linear adapter
+            (:class:`ddrsearch.adaptation.AdaptedEmbedder`, SHA-256 checked);
+            a path or a matrix = that adapter; ``None``/``False`` = the plain
+            model. Ignored when ``embedder`` is given.
         rollup: see :class:`Retriever`.
     """
 
     name = "dense"
 
-    def __init__(self, *, model_path=None, cache_dir=None, embedder=None, rollup: str = "max"):
+    def __init__(self, *, model_path=None, cache_dir=None, embedder=None, adapter=None, rollup: str = "max"):
         super().__init__(rollup)
+        if embedder is None and adapter is not None and adapter is not False:
+            from .adaptation import AdaptedEmbedder
+
+            embedder = AdaptedEmbedder(adapter=None if adapter is True else adapter,
+                                       model_path=model_path, cache_dir=cache_dir)
         self.embedder = embedder if embedder is not None else Embedder(model_path=model_path, cache_dir=cache_dir)
 
     def _fit(self, passages):

@@ -263,13 +263,7 @@ class Embedder:
                 self.hits += 1
         if todo:
             unique = list(todo)
-            vecs = self.model.encode(
-                unique,
-                batch_size=self.batch_size,
-                show_progress_bar=False,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-            ).astype(np.float32, copy=False)
+            vecs = self._embed(unique)
             for text, vec in zip(unique, vecs, strict=True):
                 positions = todo[text]
                 out[positions] = vec
@@ -302,8 +296,17 @@ class Embedder:
         items = _check_texts(texts)
         if not items:
             return np.empty((0, self.dim), dtype=np.float32)
+        return self._embed(items)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """Run the model on ``texts`` (no cache): float32 ``(len(texts), dim)``, unit rows.
+
+        The one place vectors are made; a subclass (for example
+        :class:`ddrsearch.adaptation.AdaptedEmbedder`) changes them here, and
+        then also its :attr:`model_dir`, so that its vectors are cached apart.
+        """
         vecs = self.model.encode(
-            items, batch_size=self.batch_size, normalize_embeddings=True,
+            texts, batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,
         )
         return np.asarray(vecs, dtype=np.float32)

@@ -193,5 +193,14 @@ class ModelIntegrityError(DDRSearchError, RuntimeError):
     """The packaged model weights do not have the official SHA-256."""
 
 
+class AdapterIntegrityError(ModelIntegrityError):
+    """The embedding adapter file (``ddrsearch/resources/*.npy``) is missing, damaged or not the pinned one.
+
+    The message names the file, the expected and the actual SHA-256, and how
+    to get the right file back (reinstall, or retrain with
+    ``python -m ddrsearch.adaptation``).
+    """
+
+
 class CacheWarning(UserWarning):
     """A cache entry was unreadable or malformed and has been recomputed (a warning, not an error)."""
