@@ -8,7 +8,7 @@ passages) and switches on one lever of :data:`LEVERS` at a time
 (:class:`ddrsearch.tuned.TunedHybridRetriever` options, or a change to the
 chunks' context). :class:`LeverBench` builds those retrievers over one
 archive, sharing what two of them can share (the chunks, the BM25 index of a
-tokenizer, the dense vectors of a chunk text), so trying eleven levers costs
+tokenizer, the dense vectors of a chunk text), so trying a dozen levers costs
 little more than trying one. :func:`lever_table` sets each lever's means
 beside the plain hybrid's, with percentile-bootstrap intervals
 (:mod:`ddrsearch.significance`): the mean's, and the paired one of its gain
@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from .adaptation import AdaptedEmbedder
 from .chunking import chunk_reports
 from .dense import DenseRetriever
 from .embeddings import Embedder
@@ -34,7 +35,7 @@ from .report import Report
 from .significance import bootstrap_ci, paired_bootstrap
 from .tuned import TunedHybridRetriever
 
-__all__ = ["BASELINE", "DEFAULT", "LEVERS", "PLAIN", "LeverBench", "lever_results", "lever_table"]
+__all__ = ["BASELINE", "DEFAULT", "LEVERS", "PLAIN", "LeverBench", "in_default", "lever_results", "lever_table"]
 
 #: Name of the plain hybrid in the tables.
 BASELINE = "plain hybrid"
@@ -46,20 +47,23 @@ PLAIN: dict = {"weight": PLAIN_WEIGHT, "candidates": 100, "bm25_options": {"expa
 
 #: Each lever: its name in the tables -> the options that switch it on over
 #: :data:`PLAIN`. ``chunks`` holds :func:`ddrsearch.chunking.operation_chunks`
-#: options (the chunk context); everything else is a
+#: options (the chunk context); ``adapter: True`` embeds through the packaged
+#: linear adapter (:class:`ddrsearch.adaptation.AdaptedEmbedder`, trained on
+#: the reports' own rows without any question); everything else is a
 #: :class:`~ddrsearch.tuned.TunedHybridRetriever` option.
 LEVERS: dict[str, dict] = {
-    "every passage a candidate": {"candidates": None},
+    "full candidate pool": {"candidates": None},
     "stemming": {"bm25_options": {"expand": True, "stem": True}},
     "framing dropped": {"framing": True},
     "asker's shorthand": {"asker": True},
     "shorthand added": {"reverse": True},
-    "RM3 (BM25 feedback)": {"prf": "rm3"},
-    "Rocchio (dense feedback)": {"prf": "rocchio"},
+    "RM3 (BM25)": {"prf": "rm3"},
+    "Rocchio (dense)": {"prf": "rocchio"},
     "structured path": {"structured": 1.0},
     "term proximity": {"proximity": 1.0},
     "no chunk context": {"chunks": {"context": False}},
     "MD in chunk context": {"chunks": {"depth": True}},
+    "adapted dense model": {"adapter": True},
 }
 
 
@@ -69,6 +73,23 @@ def _merge(*parts: Mapping) -> dict:
         for key, value in part.items():
             out[key] = {**out.get(key, {}), **value} if isinstance(value, dict) else value
     return out
+
+
+def in_default(options: Mapping) -> bool:
+    """Whether the default pipeline has this lever on (its options hold in DEFAULT_LEVERS over PLAIN).
+
+    >>> in_default(LEVERS["stemming"]), in_default(LEVERS["no chunk context"])
+    (True, False)
+    """
+    default = _merge(PLAIN, DEFAULT_LEVERS)
+    for key, value in options.items():
+        have = default.get(key, {} if isinstance(value, dict) else None)
+        if isinstance(value, dict):
+            if any(have.get(k) != v for k, v in value.items()):
+                return False
+        elif have != value:
+            return False
+    return True
 
 
 class LeverBench:
@@ -86,6 +107,7 @@ class LeverBench:
         self._passages: dict = {}
         self._bm25: dict = {}
         self._dense: dict = {}
+        self._adapted: AdaptedEmbedder | None = None
 
     def passages(self, context: bool = True, depth: bool = False) -> list:
         """The operation-row chunks with the given context options (computed once)."""
@@ -100,7 +122,8 @@ class LeverBench:
         Args:
             *options: option dicts (later ones win; ``bm25_options`` and
                 ``chunks`` are merged key by key), e.g. ``(PLAIN, LEVERS["stemming"])``.
-                ``embedder`` picks another embedding model for the dense leg.
+                ``embedder`` picks another embedding model for the dense leg,
+                ``adapter=True`` the packaged adapted one.
 
         Raises:
             ValueError: an unknown option value (from the retriever).
@@ -108,6 +131,10 @@ class LeverBench:
         opts = _merge(*options)
         chunks = opts.pop("chunks", {})
         embedder = opts.pop("embedder", self.embedder)
+        if opts.pop("adapter", False):
+            if self._adapted is None:
+                self._adapted = AdaptedEmbedder()
+            embedder = self._adapted
         key = (chunks.get("context", True), chunks.get("depth", False))
         passages = self.passages(*key)
         bm25_opts = opts.pop("bm25_options", {})

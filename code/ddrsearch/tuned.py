@@ -30,7 +30,8 @@ time and measure each on the development questions:
   passage holding both within ``window`` words of each other earns the
   pair's IDF over the passages (Lucene form). ``"DIFF 250 psi"`` then
   favours the row printing ``DIFF 250psi`` over rows that hold ``250`` and
-  ``psi`` far apart. 0 = off.
+  ``psi`` far apart. 0 = off. With ``numbers=True`` only pairs holding a
+  number count (a quantity and its label or unit: ``DIFF 250``, ``250 psi``).
 * ``row``: the row shown for a hit. ``"fused"`` keeps the best fused
   passage. ``"terms"``: the report's passage whose distinct query terms
   (stemmed when BM25 stems) weigh most by their IDF, ties by the fused score
@@ -74,8 +75,9 @@ class TunedHybridRetriever(HybridRetriever):
             weight of the feedback part (0 to 1).
         structured: weight of the structured path (0 = off; 1 puts a report
             it finds above any report it does not).
-        proximity, window: weight of the proximity feature and its window in
-            words (see the module docstring).
+        proximity, window, numbers: weight of the proximity feature, its
+            window in words, and whether only pairs holding a number count
+            (see the module docstring).
         row: ``"fused"``, ``"terms"`` or ``"answer"`` (see the module docstring).
         **options: :class:`~ddrsearch.hybrid.HybridRetriever` options
             (``weight``, ``fusion``, ``candidates``, ``bm25_options``,
@@ -89,7 +91,8 @@ class TunedHybridRetriever(HybridRetriever):
 
     def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False, prf: str | None = None,
                  fb_docs: int = 5, fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
-                 proximity: float = 0.0, window: int = 8, row: str = "fused", **options):
+                 proximity: float = 0.0, window: int = 8, numbers: bool = False, row: str = "fused",
+                 **options):
         super().__init__(**options)
         if prf not in (None, "rm3", "rocchio", "both"):
             raise ValueError(f"prf must be None, 'rm3', 'rocchio' or 'both', not {prf!r}")
@@ -101,7 +104,7 @@ class TunedHybridRetriever(HybridRetriever):
         self.framing, self.asker, self.reverse = framing, asker, reverse
         self.prf, self.fb_docs, self.fb_terms, self.fb_weight = prf, fb_docs, fb_terms, fb_weight
         self.structured, self.row = structured, row
-        self.proximity, self.window = proximity, window
+        self.proximity, self.window, self.numbers = proximity, window, numbers
         self._structured_index: StructuredIndex | None = None
 
     def rewrite(self, query: str) -> str:
@@ -113,7 +116,7 @@ class TunedHybridRetriever(HybridRetriever):
         other = TunedHybridRetriever(
             framing=self.framing, asker=self.asker, reverse=self.reverse, prf=self.prf, fb_docs=self.fb_docs,
             fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
-            proximity=self.proximity, window=self.window,
+            proximity=self.proximity, window=self.window, numbers=self.numbers,
             fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
             bm25=self.bm25, dense=self.dense, rollup=self.rollup)
         other.passages, other._reports = self.passages, self._reports
@@ -192,7 +195,10 @@ class TunedHybridRetriever(HybridRetriever):
         words = self._plain_tokenize(query)
         out = np.zeros(len(self.passages))
         n = len(self.passages)
-        for a, b in {(a, b) for a, b in zip(words, words[1:], strict=False) if a != b}:
+        pairs = {(a, b) for a, b in zip(words, words[1:], strict=False) if a != b}
+        if self.numbers:
+            pairs = {(a, b) for a, b in pairs if a[:1].isdigit() or b[:1].isdigit()}
+        for a, b in sorted(pairs):
             near = np.array([bool(pos.get(a)) and bool(pos.get(b)) and
                              any(abs(i - j) < self.window for i in pos[a] for j in pos[b]) for pos in positions])
             df = int(near.sum())
