@@ -54,6 +54,7 @@ PLAIN: dict = {"weight": PLAIN_WEIGHT, "candidates": 100, "bm25_options": {"expa
 LEVERS: dict[str, dict] = {
     "full candidate pool": {"candidates": None},
     "stemming": {"bm25_options": {"expand": True, "stem": True}},
+    "'while' a stop word": {"bm25_options": {"expand": True, "stop_extra": ["while"]}},
     "framing dropped": {"framing": True},
     "asker's shorthand": {"asker": True},
     "shorthand added": {"reverse": True},
@@ -138,7 +139,7 @@ class LeverBench:
         key = (chunks.get("context", True), chunks.get("depth", False))
         passages = self.passages(*key)
         bm25_opts = opts.pop("bm25_options", {})
-        bkey = (key, tuple(sorted(bm25_opts.items())))
+        bkey = (key, repr(sorted(bm25_opts.items())))
         if bkey not in self._bm25:
             self._bm25[bkey] = BM25Retriever(**bm25_opts).index(passages)
         dkey = (key, id(embedder))

@@ -81,12 +81,8 @@ __all__ = ["DEFAULT_STOPWORDS", "GLUED_UNITS", "normalise", "normalize", "split_
 #: here (see the module docstring). ``s`` and ``t`` are the leftovers of
 #: ``it's`` or ``don't`` once the apostrophe has split them.
 DEFAULT_STOPWORDS: frozenset[str] = frozenset(
-    ["a", "an", "the", "and", "or", "but", "nor", "of", "to", "from", "for", "with", "by", "at", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "we", "they", "their", "our", "will", "would", "should", "could", "has", "have", "had", "do", "does", "did", "then", "than", "such", "very", "also", "s", "t",
-     "while"]
+    ["a", "an", "the", "and", "or", "but", "nor", "of", "to", "from", "for", "with", "by", "at", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "we", "they", "their", "our", "will", "would", "should", "could", "has", "have", "had", "do", "does", "did", "then", "than", "such", "very", "also", "s", "t"]
 )
-# "while" (a conjunction, as in NLTK's and scikit-learn's English lists) joins two operations ("pipe stuck
-# while sliding", "reciprocate pipe while circulating") without naming either; added in issue 8, it changes
-# no development-question metric of the default pipeline (chapters/12-improving-retrieval.ipynb).
 # Not in the list on purpose, besides the rig direction words: "am" and "so"
 # (the tokens of the dotted abbreviations "a.m." and "S.O.", slack off), "i"
 # (in-gauge in the IADC dull grade), "may" (a month). A glossary
