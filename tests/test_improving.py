@@ -179,3 +179,10 @@ def test_answer_row_prefers_what_was_done_over_the_plan(archive):
     for hit in pipe.search("raising the derrick", k=5):
         assert hit.row is not None or "derrick" not in " ".join(
             o.operations.lower() for o in pipe._reports[hit.report].operations)
+
+
+def test_while_is_dropped_only_where_asked():
+    assert BM25Retriever(stop_extra=["while"]).tokenize("pipe stuck while sliding") == ["pipe", "stuck", "sliding"]
+    assert "while" in BM25Retriever().tokenize("pipe stuck while sliding")  # the shared stop list keeps it
+    with pytest.raises(ValueError):
+        BM25Retriever(stop_extra="while")
