@@ -35,7 +35,7 @@ from .report import Report
 from .significance import bootstrap_ci, paired_bootstrap
 from .tuned import TunedHybridRetriever
 
-__all__ = ["BASELINE", "DEFAULT", "LEVERS", "PLAIN", "LeverBench", "in_default", "lever_results", "lever_table"]
+__all__ = ["BASELINE", "DEFAULT", "LEVERS", "OFF", "PLAIN", "LeverBench", "in_default", "lever_results", "lever_table"]
 
 #: Name of the plain hybrid in the tables.
 BASELINE = "plain hybrid"
@@ -65,6 +65,18 @@ LEVERS: dict[str, dict] = {
     "no chunk context": {"chunks": {"context": False}},
     "MD in chunk context": {"chunks": {"depth": True}},
     "adapted dense model": {"adapter": True},
+}
+
+
+#: How to switch each lever of the default pipeline off again (its value in
+#: :data:`PLAIN`), for the leave-one-out check of the chapter.
+OFF: dict[str, dict] = {
+    "full candidate pool": {"candidates": 100},
+    "stemming": {"bm25_options": {"stem": False}},
+    "'while' a stop word": {"bm25_options": {"stop_extra": []}},
+    "asker's shorthand": {"asker": False},
+    "RM3 (BM25)": {"prf": None},
+    "structured path": {"structured": 0.0},
 }
 
 

@@ -216,6 +216,15 @@ class TunedHybridRetriever(HybridRetriever):
         return self._structured_index.score(query)
 
     def passage_scores(self, query: str) -> np.ndarray:
+        memo = self.__dict__.get("_memo")  # set by search(): one scoring per query, not two
+        if memo is not None and query in memo:
+            return memo[query]
+        out = self._passage_scores(query)
+        if memo is not None:
+            memo[query] = out
+        return out
+
+    def _passage_scores(self, query: str) -> np.ndarray:
         fused = super().passage_scores(query)
         match = self.structured_match(query)
         if match is None or not match.scores:
@@ -247,6 +256,13 @@ class TunedHybridRetriever(HybridRetriever):
         return cache[i]
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
+        self._memo = {}
+        try:
+            return self._search(query, k)
+        finally:
+            self._memo = None
+
+    def _search(self, query: str, k: int) -> list[Hit]:
         hits = super().search(query, k)
         if self.row == "fused" or not hits:
             return hits
