@@ -52,9 +52,9 @@ PLAIN: dict = {"weight": PLAIN_WEIGHT, "candidates": 100, "bm25_options": {"expa
 #: the reports' own rows without any question); everything else is a
 #: :class:`~ddrsearch.tuned.TunedHybridRetriever` option.
 LEVERS: dict[str, dict] = {
-    "full candidate pool": {"candidates": None},
+    "all candidates": {"candidates": None},
     "stemming": {"bm25_options": {"expand": True, "stem": True}},
-    "'while' a stop word": {"bm25_options": {"expand": True, "stop_extra": ["while"]}},
+    "'while' stop word": {"bm25_options": {"expand": True, "stop_extra": ["while"]}},
     "framing dropped": {"framing": True},
     "asker's shorthand": {"asker": True},
     "shorthand added": {"reverse": True},
@@ -62,18 +62,18 @@ LEVERS: dict[str, dict] = {
     "Rocchio (dense)": {"prf": "rocchio"},
     "structured path": {"structured": 1.0},
     "term proximity": {"proximity": 1.0},
-    "no chunk context": {"chunks": {"context": False}},
-    "MD in chunk context": {"chunks": {"depth": True}},
-    "adapted dense model": {"adapter": True},
+    "no context": {"chunks": {"context": False}},
+    "MD in context": {"chunks": {"depth": True}},
+    "adapted model": {"adapter": True},
 }
 
 
 #: How to switch each lever of the default pipeline off again (its value in
 #: :data:`PLAIN`), for the leave-one-out check of the chapter.
 OFF: dict[str, dict] = {
-    "full candidate pool": {"candidates": 100},
+    "all candidates": {"candidates": 100},
     "stemming": {"bm25_options": {"stem": False}},
-    "'while' a stop word": {"bm25_options": {"stop_extra": []}},
+    "'while' stop word": {"bm25_options": {"stop_extra": []}},
     "asker's shorthand": {"asker": False},
     "RM3 (BM25)": {"prf": None},
     "structured path": {"structured": 0.0},
@@ -91,7 +91,7 @@ def _merge(*parts: Mapping) -> dict:
 def in_default(options: Mapping) -> bool:
     """Whether the default pipeline has this lever on (its options hold in DEFAULT_LEVERS over PLAIN).
 
-    >>> in_default(LEVERS["stemming"]), in_default(LEVERS["no chunk context"])
+    >>> in_default(LEVERS["stemming"]), in_default(LEVERS["no context"])
     (True, False)
     """
     default = _merge(PLAIN, DEFAULT_LEVERS)
