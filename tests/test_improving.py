@@ -23,6 +23,11 @@ pytestmark = pytest.mark.data
 
 
 @pytest.fixture(scope="module")
+def archive_questions(archive_folder):
+    return load_questions("archive")
+
+
+@pytest.fixture(scope="module")
 def sample(archive_folder):
     return read_reports(sample_paths(archive_folder))
 
@@ -130,8 +135,12 @@ def test_done_when_stuck_pipe_shows_the_stuck_row(archive):
 
 @pytest.mark.model
 def test_evidence_agreement_is_a_share(archive, archive_questions):
-    ea = evidence_agreement(build_retriever("hybrid", archive), archive_questions.split("dev").answerable())
-    assert 0.5 <= ea.attrs["agreement"] <= 1 and ea["findable"].all()
+    dev = archive_questions.split("dev").answerable()
+    ea = evidence_agreement(build_retriever("hybrid", archive), dev)
+    assert ea["findable"].all()
+    # the answering row beats the passage that earned the score (0.72 against 0.67 when measured)
+    fused = evidence_agreement(build_retriever("hybrid", archive, row="fused"), dev)
+    assert len(ea) == len(fused) and ea.attrs["agreement"] > fused.attrs["agreement"] >= 0.5
 
 
 def test_lever_table_pairs_the_questions():
