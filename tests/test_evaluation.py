@@ -72,8 +72,14 @@ def test_compare_breakdown_follow(starter, sample):
 
 
 def test_default_weight_is_what_the_dev_sweep_picks(archive, archive_questions):
-    """DEFAULT_WEIGHT was tuned on the dev questions only; re-running the sweep must still pick it."""
+    """DEFAULT_WEIGHT was tuned on the dev questions only, with the default's levers (DEFAULT_LEVERS) switched on.
+
+    ``build_retriever("hybrid")`` is the default pipeline, levers included, and ``sweep_weight`` keeps them
+    (``TunedHybridRetriever.with_weight``): re-running the sweep over it must still pick DEFAULT_WEIGHT.
+    """
     hybrid = build_retriever("hybrid", archive)
+    assert all(getattr(hybrid.with_weight(0.3), k) == getattr(hybrid, k)
+               for k in ("candidates", "asker", "prf", "structured", "row", "proximity"))
     table, best = sweep_weight(hybrid, archive_questions.split("dev"))
     assert best == DEFAULT_WEIGHT
     assert list(table.index) == [round(i / 10, 4) for i in range(11)]
@@ -89,4 +95,5 @@ def test_cli_eval_prints_and_writes_csv(tmp_path, capsys, archive_folder):
     assert len(per_q) == 10 and set(per_q.method) == {"keyword", "bm25"}
     means = pd.read_csv(tmp_path / "starter_means.csv", index_col=0)
     assert means.loc["bm25", "recall@3"] == pytest.approx(per_q[per_q.method == "bm25"]["recall@3"].mean())
+    assert "evidence@3" in text and 0 <= means.loc["bm25", "evidence@3"] <= 1
     assert main(["eval", "starter", "--methods", "bm25,tfidf"]) == 2

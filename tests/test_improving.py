@@ -23,6 +23,11 @@ pytestmark = pytest.mark.data
 
 
 @pytest.fixture(scope="module")
+def archive_questions(archive_folder):
+    return load_questions("archive")
+
+
+@pytest.fixture(scope="module")
 def sample(archive_folder):
     return read_reports(sample_paths(archive_folder))
 
@@ -59,14 +64,26 @@ def test_glued_units_in_keyword_search(archive):
 
 
 @pytest.mark.model
-@pytest.mark.xfail(reason="issue 8 target not met yet: the default pipeline puts D018 outside its top 5 "
-                          "for 'DIFF 250 psi' (keyword search finds it)", strict=False)
+@pytest.mark.xfail(reason="issue 8 target not met: the default pipeline puts D018 outside its top 5 for "
+                          "'DIFF 250 psi' and D025 at rank 6 for '500 psi over' (keyword search finds both). "
+                          "Term proximity fixes both (build_retriever('hybrid', archive, proximity=1.0)) but "
+                          "lowers dev NDCG@5 (-0.032 alone over the plain hybrid, -0.011 on the default), and "
+                          "proximity of number pairs only lowers it too (-0.008 alone, -0.016 on the default); "
+                          "so neither is in the default", strict=False)
 def test_glued_units_in_the_default_pipeline(archive):
     d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
     d025 = "FORGE-16A-78-32_Drilling_025_2020-11-13.pdf"
     pipe = build_retriever("hybrid", archive)
     assert d018 in {h.report for h in pipe.search("DIFF 250 psi", 5)}
     assert d025 in {h.report for h in pipe.search("500 psi over", 5)}
+
+
+@pytest.mark.model
+def test_the_proximity_lever_finds_glued_units(archive):
+    """The lever that would meet the check above (an option, not in the default: it lowers dev NDCG@5)."""
+    near = build_retriever("hybrid", archive, proximity=1.0)
+    assert "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf" in {h.report for h in near.search("DIFF 250 psi", 5)}
+    assert "FORGE-16A-78-32_Drilling_025_2020-11-13.pdf" in {h.report for h in near.search("500 psi over", 5)}
 
 
 def test_evidence_with_typographic_quotes_loads(tmp_path, archive_folder):
@@ -104,8 +121,6 @@ def test_bootstrap_is_seeded_and_brackets_the_mean():
 
 
 @pytest.mark.model
-@pytest.mark.xfail(reason="issue 8 done-when not met yet: with dense weight 0.6 D038 ranks below 3 "
-                          "(it is third at weight 0.5)", strict=False)
 def test_done_when_pipe_stuck_while_sliding(archive):
     hits = build_retriever("hybrid", archive).search("pipe stuck while sliding", k=3)
     d038 = [h for h in hits if h.report == REPORT_38]
@@ -120,5 +135,63 @@ def test_done_when_stuck_pipe_shows_the_stuck_row(archive):
 
 @pytest.mark.model
 def test_evidence_agreement_is_a_share(archive, archive_questions):
-    ea = evidence_agreement(build_retriever("hybrid", archive), archive_questions.split("dev").answerable())
-    assert 0.5 <= ea.attrs["agreement"] <= 1 and ea["findable"].all()
+    dev = archive_questions.split("dev").answerable()
+    ea = evidence_agreement(build_retriever("hybrid", archive), dev)
+    assert ea["findable"].all()
+    # the answering row beats the passage that earned the score (0.72 against 0.67 when measured)
+    fused = evidence_agreement(build_retriever("hybrid", archive, row="fused"), dev)
+    assert len(ea) == len(fused) and ea.attrs["agreement"] > fused.attrs["agreement"] >= 0.5
+
+
+def test_lever_table_pairs_the_questions():
+    import pandas as pd
+
+    from ddrsearch.levers import lever_table
+
+    idx = pd.Index(["Q1", "Q2", "Q3", "Q4"], name="id")
+    base = pd.DataFrame({"hit@5": [1, 0, 1, 0], "RR": [1, 0, 0.5, 0], "NDCG@5": [1, 0, 0.6, 0]}, index=idx, dtype=float)
+    better = base.assign(**{"hit@5": [1, 1, 1, 0], "RR": [1, 0.5, 0.5, 0], "NDCG@5": [1, 0.6, 0.6, 0]})
+    t = lever_table({"plain": base, "lever": better}, baseline="plain")
+    assert t.loc["plain", "gain"] == 0 and t.loc["plain", "changed"] == 0
+    assert t.loc["lever", "gain"] == pytest.approx(0.15) and t.loc["lever", "changed"] == 1
+    assert t.loc["lever", "gain low"] <= 0.15 <= t.loc["lever", "gain high"]
+    assert t.loc["lever", "MRR"] == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        lever_table({"plain": base, "other": better.iloc[:3]}, baseline="plain")
+
+
+def test_md_in_chunk_context(report38):
+    from ddrsearch.chunking import operation_chunks
+
+    plain = operation_chunks(report38)
+    deep = operation_chunks(report38, depth=True)
+    assert [p.text for p in plain] == [p.text for p in deep]
+    md = f"MD {report38.md_ft:,.0f} ft."
+    assert all(p.context.endswith(md) and not q.context.endswith(md) for p, q in zip(deep, plain, strict=True))
+
+
+@pytest.mark.model
+def test_proximity_rewards_words_printed_together(archive):
+    pipe = build_retriever("hybrid", archive, proximity=1.0)
+    near = pipe.proximity_scores("DIFF 250 psi")
+    d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
+    together = [i for i, p in enumerate(pipe.passages) if p.report == d018 and "DIFF 250psi" in p.text]
+    assert together and all(near[i] > 0 for i in together)
+    # a row that prints 250 and psi but not next to DIFF earns only the 250-psi pair, less than D018's row
+    apart = [i for i, p in enumerate(pipe.passages) if "250 psi" in p.text and "DIFF" not in p.text]
+    assert apart and max(near[i] for i in apart) < min(near[i] for i in together)
+
+
+@pytest.mark.model
+def test_answer_row_prefers_what_was_done_over_the_plan(archive):
+    pipe = build_retriever("hybrid", archive)
+    for hit in pipe.search("raising the derrick", k=5):
+        assert hit.row is not None or "derrick" not in " ".join(
+            o.operations.lower() for o in pipe._reports[hit.report].operations)
+
+
+def test_while_is_dropped_only_where_asked():
+    assert BM25Retriever(stop_extra=["while"]).tokenize("pipe stuck while sliding") == ["pipe", "stuck", "sliding"]
+    assert "while" in BM25Retriever().tokenize("pipe stuck while sliding")  # the shared stop list keeps it
+    with pytest.raises(ValueError):
+        BM25Retriever(stop_extra="while")

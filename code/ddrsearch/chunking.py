@@ -123,13 +123,15 @@ def _collapse(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _context(report: Report, extra: str = "") -> str:
+def _context(report: Report, extra: str = "", depth: bool = False) -> str:
     head = f"{report.phase} report {report.report_number}, {report.report_date.isoformat()}"
-    return f"{head}{', ' + extra if extra else ''}."
+    md = report.md_ft if depth else None
+    tail = f" MD {md:,.0f} ft." if md else ""
+    return f"{head}{', ' + extra if extra else ''}.{tail}"
 
 
 def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit: int = DEFAULT_LIMIT,
-                     context: bool = True) -> list[Passage]:
+                     context: bool = True, depth: bool = False) -> list[Passage]:
     """One chunk per TIME BREAKDOWN row, plus PRESENT OPERATIONS and ACTIVITY PLANNED.
 
     Args:
@@ -139,6 +141,9 @@ def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit:
         context: prepend ``"Drilling report 38, 2020-11-26, 23:30-04:00, Trips."``
             (report phase, number, date, the row's times and code) so the
             chunk is understood on its own.
+        depth: also end the context with the header's measured depth at
+            report time (``" MD 6,507 ft."``, :attr:`Report.md_ft`), when the
+            header gives one (chapters/12-improving-retrieval.ipynb measures it).
 
     Returns:
         Passages with ``kind`` ``"header"`` or ``"operation"``, ``page``,
@@ -158,14 +163,14 @@ def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit:
         if value.strip():
             items.append((f"{report.file_name}#{label.lower().replace(' ', '-')}", value,
                           dict(kind="header", page=1, ocr=1 in report.ocr_pages,
-                               ctx=_context(report, label.lower()) if context else "")))
+                               ctx=_context(report, label.lower(), depth) if context else "")))
     for row in report.operations:
         if not row.operations.strip():
             continue
         extra = f"{row.start}-{row.end or '?'}" + (f", {row.code}" if row.code else "")
         items.append((f"{report.file_name}#row{row.index}", row.operations,
                       dict(kind="operation", page=row.page, row=row.index, start=row.start, end=row.end or None,
-                           ocr=row.page in report.ocr_pages, ctx=_context(report, extra) if context else "")))
+                           ocr=row.page in report.ocr_pages, ctx=_context(report, extra, depth) if context else "")))
     out: list[Passage] = []
     for pid, text, meta in items:
         ctx = meta.pop("ctx")

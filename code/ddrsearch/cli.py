@@ -199,7 +199,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .data import corpus_paths
-    from .evaluation import breakdown, compare, evaluate_retriever
+    from .evaluation import breakdown, compare, evaluate_retriever, evidence_agreement
     from .pipeline import METHODS, build_retriever
     from .questions import load_questions
     from .report import read_reports
@@ -232,10 +232,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.k > len(reports):
         print(f"note: -k {args.k} is more than the {len(reports)} reports searched: P@{args.k} still divides by "
               f"{args.k} (ranks past the last report count as misses), so it is small.", file=sys.stderr)
-    results = {}
+    results, agreement = {}, {}
     for m in methods:
-        results[m] = evaluate_retriever(build_retriever(m, reports), questions, k=args.k)
+        retriever = build_retriever(m, reports)
+        results[m] = evaluate_retriever(retriever, questions, k=args.k)
+        # share of the relevant reports in the top k whose shown row holds the judgement's quoted evidence
+        agreement[m] = evidence_agreement(retriever, questions, k=args.k).attrs["agreement"]
     table = compare(results, k=args.k)
+    table[f"evidence@{args.k}"] = pd.Series(agreement)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         left_out = f" ({n_unanswerable} unanswerable left out)" if n_unanswerable else ""
         print(f"{name}: {len(questions)} questions over {len(reports)} reports, k = {args.k}{left_out}\n")
@@ -335,7 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate retrieval methods on a question set",
         description=(
             "Run each method over a question set (datasets/eval/*.yaml) and print the mean P@k, recall@k, "
-            "hit@k, MRR, MAP and NDCG@k of each method, and recall@k per category; optionally write CSV."
+            "hit@k, MRR, MAP and NDCG@k of each method, its evidence agreement (evidence@k: of the relevant "
+            "reports in the top k, the share whose shown row holds the quoted evidence), and recall@k per "
+            "category; optionally write CSV."
         ),
     )
     p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive")

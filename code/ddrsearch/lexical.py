@@ -16,6 +16,7 @@ from ._util import import_quietly
 from .errors import EmptyCorpusError, QueryError
 from .glossary import default_glossary
 from .retrieval import Retriever
+from .text import DEFAULT_STOPWORDS
 from .tokenizer import make_tokenizer
 
 __all__ = ["BM25Retriever", "InvertedIndex", "KeywordRetriever"]
@@ -125,6 +126,8 @@ class BM25Retriever(Retriever):
         expand: expand rig abbreviations with the glossary.
         stem: Snowball-stem the words of passages and queries
             (:func:`ddrsearch.tokenizer.tokenize`'s ``stem``).
+        stop_extra: words dropped besides :data:`ddrsearch.text.DEFAULT_STOPWORDS`
+            (the default pipeline drops ``while``: chapters/12-improving-retrieval.ipynb).
         rollup: see :class:`Retriever`.
 
     Raises (at :meth:`index`):
@@ -138,12 +141,16 @@ class BM25Retriever(Retriever):
     name = "bm25"
 
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, expand: bool = False, stem: bool = False,
-                 rollup: str = "max"):
+                 stop_extra: Iterable[str] = (), rollup: str = "max"):
         super().__init__(rollup)
         if not (k1 >= 0 and 0 <= b <= 1):
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        if isinstance(stop_extra, str):
+            raise ValueError(f"stop_extra must be a list of words, not the string {stop_extra!r}")
         self.k1, self.b, self.expand, self.stem = k1, b, expand, stem
-        self.tokenize = make_tokenizer(expand=expand, stem=stem)
+        self.stop_extra = tuple(sorted({w.lower() for w in stop_extra}))
+        stopwords = DEFAULT_STOPWORDS | set(self.stop_extra)
+        self.tokenize = make_tokenizer(expand=expand, stem=stem, stopwords=stopwords)
 
     def _fit(self, passages):
         bm25s = import_quietly("bm25s")

@@ -23,11 +23,24 @@ time and measure each on the development questions:
   of every passage of a report it finds (0 = off).
 * ``candidates=None`` (the HybridRetriever option): every passage is a
   candidate, so no report drops out because both legs ranked it low.
-* ``row="answer"``: the row shown for a hit is the report's passage whose
-  distinct query terms (stemmed when BM25 stems) weigh most by their IDF,
-  ties by the fused score (so the rare event word "stuck" outweighs the
-  common "pipe"); for a structured depth answer, a row printing a depth in the
-  answer's range first. ``row="fused"`` keeps the best fused passage.
+* ``proximity``: weight of a term-proximity feature added to the BM25
+  leg, after the sequential dependence model (Metzler and Croft, "A Markov
+  random field model for term dependencies", SIGIR 2005): for each pair of
+  adjacent query words (stemmed as BM25 stems them, *not* expanded), a
+  passage holding both within ``window`` words of each other earns the
+  pair's IDF over the passages (Lucene form). ``"DIFF 250 psi"`` then
+  favours the row printing ``DIFF 250psi`` over rows that hold ``250`` and
+  ``psi`` far apart. 0 = off. With ``numbers=True`` only pairs holding a
+  number count (a quantity and its label or unit: ``DIFF 250``, ``250 psi``).
+* ``row``: the row shown for a hit. ``"fused"`` keeps the best fused
+  passage. ``"terms"``: the report's passage whose distinct query terms
+  (stemmed when BM25 stems) weigh most by their IDF, ties by the fused score
+  (so the rare event word "stuck" outweighs the common "pipe"); for a
+  structured depth answer, a row printing a depth in the answer's range
+  first. ``"answer"``: as ``"terms"``, but among rows of equal weight a
+  TIME BREAKDOWN row (what was done) comes before the header's PRESENT
+  OPERATIONS and ACTIVITY PLANNED (what was going on at 06:00, what is
+  planned), then the fused score.
 
 The dense leg's model is chosen with ``dense_options`` (``model_path``, or a
 ready ``embedder``), the hook for a domain-adapted model.
@@ -46,6 +59,7 @@ from .hybrid import HybridRetriever
 from .passages import Hit
 from .queries import rewrite_query
 from .structured import StructuredIndex
+from .tokenizer import make_tokenizer
 
 __all__ = ["TunedHybridRetriever"]
 
@@ -62,7 +76,10 @@ class TunedHybridRetriever(HybridRetriever):
             weight of the feedback part (0 to 1).
         structured: weight of the structured path (0 = off; 1 puts a report
             it finds above any report it does not).
-        row: ``"fused"`` or ``"answer"`` (see the module docstring).
+        proximity, window, numbers: weight of the proximity feature, its
+            window in words, and whether only pairs holding a number count
+            (see the module docstring).
+        row: ``"fused"``, ``"terms"`` or ``"answer"`` (see the module docstring).
         **options: :class:`~ddrsearch.hybrid.HybridRetriever` options
             (``weight``, ``fusion``, ``candidates``, ``bm25_options``,
             ``dense_options``, ...).
@@ -75,17 +92,20 @@ class TunedHybridRetriever(HybridRetriever):
 
     def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False, prf: str | None = None,
                  fb_docs: int = 5, fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
-                 row: str = "fused", **options):
+                 proximity: float = 0.0, window: int = 8, numbers: bool = False, row: str = "fused",
+                 **options):
         super().__init__(**options)
         if prf not in (None, "rm3", "rocchio", "both"):
             raise ValueError(f"prf must be None, 'rm3', 'rocchio' or 'both', not {prf!r}")
-        if row not in ("fused", "answer"):
-            raise ValueError(f"row must be 'fused' or 'answer', not {row!r}")
-        if not 0.0 <= fb_weight <= 1.0 or structured < 0:
-            raise ValueError(f"need 0 <= fb_weight <= 1 and structured >= 0, got {fb_weight}, {structured}")
+        if row not in ("fused", "terms", "answer"):
+            raise ValueError(f"row must be 'fused', 'terms' or 'answer', not {row!r}")
+        if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
+            raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
+                             f"got {fb_weight}, {structured}, {proximity}, {window}")
         self.framing, self.asker, self.reverse = framing, asker, reverse
         self.prf, self.fb_docs, self.fb_terms, self.fb_weight = prf, fb_docs, fb_terms, fb_weight
         self.structured, self.row = structured, row
+        self.proximity, self.window, self.numbers = proximity, window, numbers
         self._structured_index: StructuredIndex | None = None
 
     def rewrite(self, query: str) -> str:
@@ -97,10 +117,12 @@ class TunedHybridRetriever(HybridRetriever):
         other = TunedHybridRetriever(
             framing=self.framing, asker=self.asker, reverse=self.reverse, prf=self.prf, fb_docs=self.fb_docs,
             fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
+            proximity=self.proximity, window=self.window, numbers=self.numbers,
             fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
             bm25=self.bm25, dense=self.dense, rollup=self.rollup)
         other.passages, other._reports = self.passages, self._reports
         other._structured_index = self._structured_index
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache")})
         return other
 
     # --- the legs --------------------------------------------------------------------
@@ -112,6 +134,9 @@ class TunedHybridRetriever(HybridRetriever):
         v = self.dense.passage_scores(q) if self.weight > 0 else np.zeros(len(self.passages))
         if self.prf in ("rm3", "both"):
             b = self._rm3(q, b)
+        if self.proximity > 0:
+            near = self.proximity_scores(q)
+            b = np.where(near > 0, np.nan_to_num(b) + self.proximity * near, b)
         if self.prf in ("rocchio", "both") and self.weight > 0:
             v = self._rocchio(q, v)
         return b, v
@@ -145,6 +170,45 @@ class TunedHybridRetriever(HybridRetriever):
         q = q / np.linalg.norm(q)
         return (self.dense.matrix @ q).astype(float)
 
+    def _plain_tokenize(self, text: str) -> list[str]:
+        tok = self.__dict__.get("_plain_tok")
+        if tok is None:
+            tok = self._plain_tok = make_tokenizer(stem=getattr(self.bm25, "stem", False))
+        return tok(text)
+
+    def proximity_scores(self, query: str) -> np.ndarray:
+        """The proximity feature of every passage for ``query`` (0 where no pair of adjacent query words is near).
+
+        Returns:
+            Array of shape ``(passages,)``: the sum, over pairs of adjacent
+            query words found within ``window`` words of each other in the
+            passage's indexed text, of the pair's IDF
+            ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (df: passages holding
+            the pair that near).
+        """
+        positions = self.__dict__.get("_positions")
+        if positions is None:
+            positions = []
+            for p in self.passages:
+                where: dict[str, list[int]] = defaultdict(list)
+                for j, t in enumerate(self._plain_tokenize(p.indexed_text)):
+                    where[t].append(j)
+                positions.append(where)
+            self._positions = positions
+        words = self._plain_tokenize(query)
+        out = np.zeros(len(self.passages))
+        n = len(self.passages)
+        pairs = {(a, b) for a, b in zip(words, words[1:], strict=False) if a != b}
+        if self.numbers:
+            pairs = {(a, b) for a, b in pairs if a[:1].isdigit() or b[:1].isdigit()}
+        for a, b in sorted(pairs):
+            near = np.array([bool(pos.get(a)) and bool(pos.get(b)) and
+                             any(abs(i - j) < self.window for i in pos[a] for j in pos[b]) for pos in positions])
+            df = int(near.sum())
+            if df:
+                out[near] += np.log(1 + (n - df + 0.5) / (df + 0.5))
+        return out
+
     # --- the structured path ---------------------------------------------------------
     def structured_match(self, query: str):
         """The structured path's :class:`~ddrsearch.structured.StructuredMatch` for ``query`` (``None``: none)."""
@@ -157,6 +221,15 @@ class TunedHybridRetriever(HybridRetriever):
         return self._structured_index.score(query)
 
     def passage_scores(self, query: str) -> np.ndarray:
+        memo = self.__dict__.get("_memo")  # set by search(): one scoring per query, not two
+        if memo is not None and query in memo:
+            return memo[query]
+        out = self._passage_scores(query)
+        if memo is not None:
+            memo[query] = out
+        return out
+
+    def _passage_scores(self, query: str) -> np.ndarray:
         fused = super().passage_scores(query)
         match = self.structured_match(query)
         if match is None or not match.scores:
@@ -181,9 +254,22 @@ class TunedHybridRetriever(HybridRetriever):
         return idf
 
     # --- the row shown ---------------------------------------------------------------
+    def _row_terms(self, i: int) -> set[str]:
+        cache = self.__dict__.setdefault("_row_terms_cache", {})
+        if i not in cache:
+            cache[i] = set(self.bm25.tokenize(self.passages[i].text))
+        return cache[i]
+
     def search(self, query: str, k: int = 10) -> list[Hit]:
+        self._memo = {}
+        try:
+            return self._search(query, k)
+        finally:
+            self._memo = None
+
+    def _search(self, query: str, k: int) -> list[Hit]:
         hits = super().search(query, k)
-        if self.row != "answer" or not hits:
+        if self.row == "fused" or not hits:
             return hits
         scores = self.passage_scores(query)
         terms = set(self.bm25.tokenize(self.rewrite(query)))
@@ -203,8 +289,10 @@ class TunedHybridRetriever(HybridRetriever):
                 prints = 0
                 if depth is not None:
                     prints = any(depth[0] - 1 <= float(d.replace(",", "")) <= depth[1] + 1 for d in _DEPTH.findall(p.text))
-                covered = sum(idf.get(t, 0.0) for t in terms & set(self.bm25.tokenize(p.text)))
-                return (prints, round(covered, 9), np.nan_to_num(scores[i], nan=-np.inf))
+                covered = sum(idf.get(t, 0.0) for t in terms & self._row_terms(i))
+                if self.row == "terms":
+                    return (prints, round(covered, 9), np.nan_to_num(scores[i], nan=-np.inf))
+                return (prints, round(covered, 9), p.kind != "header", np.nan_to_num(scores[i], nan=-np.inf))
 
             best = max(by_report[h.report], key=key)
             p = self.passages[best]
