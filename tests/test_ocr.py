@@ -98,3 +98,29 @@ def test_a_page_below_the_gate_goes_to_review_not_to_the_index(scanned38):
     assert len(r.review) == 1 and r.review[0].startswith("page 1: mean confidence")
     assert any("below the quality gate" in n for n in r.notes)
     assert report_lines(r) == [] or all(not p.text.strip() for p in report_lines(r) if p.kind != "header")
+
+
+@pytest.mark.data
+@needs_tesseract
+def test_a_clip_reads_only_that_box_in_page_coordinates(archive_folder, tmp_path):
+    native = pymupdf.open(archive_folder / REPORT_38)[0]
+    top = native.search_for("TIME BREAKDOWN")[0].y0 - 3
+    clip = (0.0, top, native.rect.width, native.search_for("TOTAL HRS")[0].y1 + 3)
+    copy = write_scanned_copy(archive_folder / REPORT_38, tmp_path / REPORT_38, 200, skew=1.5)
+    got = ocr.ocr_page(pymupdf.open(copy)[0], "tesseract", 200, clip=clip, cache=False)
+    assert got.deskewed and got.words
+    assert all(clip[1] - 2 <= w.y0 and w.y1 <= clip[3] + 2 for w in got.words)  # page points, inside the box
+    ref = ocr.layer_text(native, clip)
+    assert "TIME BREAKDOWN" in ref and "RPT DATE" not in ref and "RPT DATE" in ocr.layer_text(native)
+    assert ocr.error_rates(ref, got.text)[0] < 0.10
+    with pytest.raises(ValueError, match="outside the page"):
+        ocr.ocr_page(pymupdf.open(copy)[0], "tesseract", 200, clip=(0, 900, 612, 950), cache=False)
+
+
+def test_the_gate_has_measured_thresholds_per_engine():
+    for engine in ocr.ENGINES:
+        gate = ocr.QualityGate.for_engine(engine)
+        assert (gate.min_confidence, gate.min_known_share) == tuple(ocr.GATE_THRESHOLDS[engine].values())
+        assert 0 < gate.min_confidence < 1 and 0 < gate.min_known_share < 1
+    assert ocr.QualityGate.for_engine("rapidocr", min_words=5).min_words == 5
+    assert ocr.QualityGate.for_engine("other") == ocr.QualityGate()

@@ -30,6 +30,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -48,7 +49,7 @@ from .glossary import default_glossary
 from .pdf import Word, group_lines, join_words
 
 __all__ = [
-    "ENGINES", "INSTALL_HINT", "MAX_DESKEW", "OcrPage", "PageQuality", "QualityGate", "available_engines",
+    "ENGINES", "GATE_THRESHOLDS", "INSTALL_HINT", "MAX_DESKEW", "OcrPage", "PageQuality", "QualityGate", "available_engines",
     "cache_dir", "error_rates", "estimate_skew", "known_share", "layer_text", "load_vocabulary", "ocr_image",
     "ocr_page", "page_image", "pick_engine", "rotate",
 ]
@@ -62,7 +63,11 @@ INSTALL_HINT = ("install an OCR engine: `pip install rapidocr-onnxruntime` (mode
 #: Largest skew, degrees, that is corrected; a page skewed more is flagged for review.
 MAX_DESKEW = 5.0
 
-_CACHE_VERSION = 2  # 2: Tesseract with --psm 11
+_CACHE_VERSION = 3  # 2: Tesseract with --psm 11; 3: RapidOCR at the image's own size, no line classifier; clip
+
+#: Largest image side, pixels, RapidOCR reads unshrunk. Its default (``max_side_len=2000``) shrinks a letter
+#: page above 181 dpi, so "300 dpi" would be read at 181; this keeps every resolution up to 600 dpi.
+RAPIDOCR_MAX_SIDE = 7000
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,8 @@ def pick_engine(engine: str = "auto", *, file_name: str = "") -> str:
 def _rapidocr():
     from rapidocr_onnxruntime import RapidOCR
 
-    return RapidOCR(print_verbose=False)
+    # use_cls=False: the line classifier only tells 0 from 180 degrees; pages are deskewed, turned ones flagged.
+    return RapidOCR(print_verbose=False, max_side_len=RAPIDOCR_MAX_SIDE, use_cls=False)
 
 
 def _run_rapidocr(img: np.ndarray) -> list[tuple[float, float, float, float, str, float]]:
@@ -166,8 +172,11 @@ def _run_tesseract(img: np.ndarray, dpi: int) -> list[tuple[float, float, float,
         png = Path(tmp) / "page.png"
         cv2.imwrite(str(png), img)
         # --psm 11 (sparse text) suits forms: on report 38 at 150 dpi the default (3) kept 252 of 710 words
+        # OMP_THREAD_LIMIT=1: Tesseract's OpenMP threads spin; on a shared 2-core machine one thread was 2-3 times
+        # faster (report 38: 150 dpi 3.9 s against 10.1 s, 300 dpi 5.3 s against 18.6 s wall).
+        env = {**os.environ, "OMP_THREAD_LIMIT": os.environ.get("OMP_THREAD_LIMIT", "1")}
         done = subprocess.run(["tesseract", str(png), "stdout", "--dpi", str(dpi), "--psm", "11", "-l", "eng", "tsv"],
-                              capture_output=True, text=True, check=True)
+                              capture_output=True, text=True, check=True, env=env)
     out = []
     for line in done.stdout.splitlines()[1:]:
         cells = line.split("\t")
@@ -234,7 +243,8 @@ def cache_dir() -> Path:
 
 
 def ocr_image(img: np.ndarray, engine: str, dpi: int, *, page_size: tuple[float, float] | None = None,
-              deskew: bool = True, cache: bool = True) -> OcrPage:
+              deskew: bool = True, cache: bool = True,
+              clip: tuple[float, float, float, float] | None = None) -> OcrPage:
     """OCR a grey page image.
 
     Args:
@@ -244,11 +254,13 @@ def ocr_image(img: np.ndarray, engine: str, dpi: int, *, page_size: tuple[float,
         page_size: ``(width, height)`` of the page in points; default from ``dpi``.
         deskew: estimate the skew and straighten up to :data:`MAX_DESKEW` degrees.
         cache: read and write the result in :func:`cache_dir`.
+        clip: ``(x0, y0, x1, y1)`` in points: OCR only this part of the page (after
+            deskewing the whole page), e.g. one table; time grows with the text read.
 
     Returns:
-        An :class:`OcrPage` with word boxes in points.
+        An :class:`OcrPage` with word boxes in points (page coordinates, also with ``clip``).
     """
-    key = hashlib.sha256(img.tobytes() + repr((img.shape, engine, dpi, deskew, _CACHE_VERSION)).encode()).hexdigest()
+    key = hashlib.sha256(img.tobytes() + repr((img.shape, engine, dpi, deskew, _CACHE_VERSION, clip)).encode()).hexdigest()
     path = cache_dir() / f"{key}.json"
     if cache and path.is_file():
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -262,13 +274,19 @@ def ocr_image(img: np.ndarray, engine: str, dpi: int, *, page_size: tuple[float,
     if abs(skew) > MAX_DESKEW:
         flags.append(f"skewed by {skew:g} degrees, more than the {MAX_DESKEW:g} corrected: rescan it straight")
     work = rotate(img, skew) if straighten else img
+    sx = (page_size[0] / img.shape[1]) if page_size else 72.0 / dpi
+    sy = (page_size[1] / img.shape[0]) if page_size else 72.0 / dpi
+    left = top = 0
+    if clip is not None:
+        left, top = max(0, int(clip[0] / sx)), max(0, int(clip[1] / sy))
+        work = np.ascontiguousarray(work[top:math.ceil(clip[3] / sy), left:math.ceil(clip[2] / sx)])
+        if work.size == 0:
+            raise ValueError(f"clip {clip} lies outside the page")
     t0 = time.perf_counter()
     raw = _run_rapidocr(work) if engine == "rapidocr" else _run_tesseract(work, dpi)
     seconds = time.perf_counter() - t0
-    sx = (page_size[0] / img.shape[1]) if page_size else 72.0 / dpi
-    sy = (page_size[1] / img.shape[0]) if page_size else 72.0 / dpi
-    words = tuple(Word(round(x0 * sx, 2), round(y0 * sy, 2), round(x1 * sx, 2), round(y1 * sy, 2), text)
-                  for x0, y0, x1, y1, text, _ in raw)
+    words = tuple(Word(round((x0 + left) * sx, 2), round((y0 + top) * sy, 2), round((x1 + left) * sx, 2),
+                       round((y1 + top) * sy, 2), text) for x0, y0, x1, y1, text, _ in raw)
     out = OcrPage(engine, dpi, words, tuple(round(c, 4) for *_, c in raw), skew, straighten, tuple(flags), seconds)
     if cache:
         try:
@@ -280,8 +298,8 @@ def ocr_image(img: np.ndarray, engine: str, dpi: int, *, page_size: tuple[float,
 
 
 def ocr_page(page: pymupdf.Page, engine: str = "auto", dpi: int = 200, *, deskew: bool = True,
-             cache: bool = True) -> OcrPage:
-    """Render ``page`` at ``dpi`` and OCR it (see :func:`ocr_image`).
+             cache: bool = True, clip: tuple[float, float, float, float] | None = None) -> OcrPage:
+    """Render ``page`` at ``dpi`` and OCR it, or only its part ``clip`` (see :func:`ocr_image`).
 
     For a scanned page (one image filling the page) rendering at the scan's
     own resolution loses nothing; ``dpi`` above it only costs time.
@@ -291,16 +309,21 @@ def ocr_page(page: pymupdf.Page, engine: str = "auto", dpi: int = 200, *, deskew
     """
     engine = pick_engine(engine)
     return ocr_image(page_image(page, dpi), engine, dpi, page_size=(page.rect.width, page.rect.height),
-                     deskew=deskew, cache=cache)
+                     deskew=deskew, cache=cache, clip=None if clip is None else tuple(clip))
 
 
 # --- measuring OCR ---------------------------------------------------------------------
 
-def layer_text(page: pymupdf.Page) -> str:
-    """A page's text layer as lines grouped by position (the same order :attr:`OcrPage.text` uses)."""
+def layer_text(page: pymupdf.Page, clip: tuple[float, float, float, float] | None = None) -> str:
+    """A page's text layer as lines grouped by position (as :attr:`OcrPage.text`); with ``clip`` (points) only
+    the words whose centre lies inside it, to compare with :func:`ocr_page` of the same part."""
     from .pdf import page_words
 
-    return "\n".join(join_words(line) for line in group_lines(page_words(page), tol=4.0))
+    words = page_words(page)
+    if clip is not None:
+        x0, y0, x1, y1 = clip
+        words = [w for w in words if x0 <= (w.x0 + w.x1) / 2 <= x1 and y0 <= (w.y0 + w.y1) / 2 <= y1]
+    return "\n".join(join_words(line) for line in group_lines(words, tol=4.0))
 
 
 def _norm(text: str) -> str:
@@ -370,14 +393,23 @@ class PageQuality:
         return not self.reasons
 
 
+#: Per-engine defaults of :meth:`QualityGate.for_engine`: lowest mean confidence and known-word share on good
+#: pages (CER <= 10% against the text layer), rounded down, measured by chapter 06 (tbl-scanned-gate): report 38's
+#: TIME BREAKDOWN at 150/200/300 dpi and noisy, plus the ten sample pages whole at the engine's best resolution.
+#: Lows: RapidOCR (pages at 150 dpi) 0.968, 0.822; Tesseract (pages at 300 dpi) 0.836, 0.844.
+GATE_THRESHOLDS: dict[str, dict[str, float]] = {
+    "rapidocr": {"min_confidence": 0.96, "min_known_share": 0.82},
+    "tesseract": {"min_confidence": 0.83, "min_known_share": 0.84},
+}
+
+
 @dataclass(frozen=True)
 class QualityGate:
     """Thresholds an OCR'd page must meet to be indexed.
 
-    The defaults were chosen in the chapter ``06-scanned-and-unusual-reports``
-    from pages OCR'd at several resolutions and noise levels, where the error
-    rate against the text layer was measured: they are the lowest confidence
-    and known-word share seen on pages with a CER of at most ``max_cer``.
+    :meth:`for_engine` gives the thresholds measured per engine in chapter 06
+    (:data:`GATE_THRESHOLDS`): the lowest confidence and known-word share seen
+    on pages with a CER of at most ``max_cer``; the class defaults are generic.
 
     Attributes:
         min_confidence: mean engine confidence, 0 to 1.
@@ -391,6 +423,11 @@ class QualityGate:
     max_cer: float = 0.10
     min_words: int = 20
     vocabulary: frozenset[str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def for_engine(cls, engine: str, **overrides) -> QualityGate:
+        """The gate with ``engine``'s measured thresholds (:data:`GATE_THRESHOLDS`, else the defaults); ``overrides`` win."""
+        return cls(**{**GATE_THRESHOLDS.get(engine, {}), **overrides})
 
     def check(self, page: OcrPage, reference: str | None = None) -> PageQuality:
         """Measure ``page`` and give the reasons it fails (none when it passes).

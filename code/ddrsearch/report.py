@@ -213,7 +213,8 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
             On OCR'd pages a table or header the reader cannot parse is a
             note, not an error, and the file name's identity wins.
         dpi: resolution OCR renders pages at, dots per inch.
-        gate: the OCR quality gate (default :class:`ddrsearch.ocr.QualityGate`).
+        gate: the OCR quality gate (default ``QualityGate.for_engine(engine)``,
+            thresholds measured per engine: :data:`ddrsearch.ocr.GATE_THRESHOLDS`).
 
     Returns:
         A :class:`Report` with identity, header fields, page text and the
@@ -256,7 +257,7 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
 
                 engine = engine or pick_engine(ocr, file_name=path.name)
                 result = ocr_page(page, engine, dpi)
-                quality = (gate or QualityGate()).check(result)
+                quality = (gate or QualityGate.for_engine(engine)).check(result)
                 if not quality.passed:
                     review.append(f"page {pno}: " + "; ".join(quality.reasons))
                     notes.append(f"page {pno}: OCR below the quality gate, left out (see review)")
