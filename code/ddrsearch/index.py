@@ -120,6 +120,8 @@ def _options(obj) -> dict:
             value = getattr(obj, name)
             if value is None or isinstance(value, (bool, int, float, str)):
                 out[name] = value
+            elif isinstance(value, (list, tuple, frozenset, set)) and all(isinstance(v, str) for v in value):
+                out[name] = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
     return out
 
 
