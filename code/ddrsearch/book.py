@@ -150,6 +150,9 @@ def execute_notebook(path: str | os.PathLike, *, timeout: int = 1800, cwd: str |
     nb = nbformat.read(path, as_version=4)
     env_before = os.environ.get("TQDM_DISABLE")
     os.environ["TQDM_DISABLE"] = "1"  # no progress bars in executed output (they break LaTeX)
+    # A process that imported Streamlit (the app's tests) has MPLBACKEND=Agg in its environment;
+    # a kernel started with it draws no inline figures. The kernel chooses its own backend.
+    mpl_before = os.environ.pop("MPLBACKEND", None)
     try:
         client = NotebookClient(
             nb, timeout=timeout, kernel_name="python3",
@@ -169,6 +172,8 @@ def execute_notebook(path: str | os.PathLike, *, timeout: int = 1800, cwd: str |
             os.environ.pop("TQDM_DISABLE", None)
         else:
             os.environ["TQDM_DISABLE"] = env_before
+        if mpl_before is not None:
+            os.environ["MPLBACKEND"] = mpl_before
     return nb
 
 
