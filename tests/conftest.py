@@ -42,6 +42,23 @@ def archive(archive_folder):
 
 
 @pytest.fixture(scope="session")
+def sample(archive_folder):
+    """The ten-report sample, read once (list of Report in report-number order)."""
+    from ddrsearch.data import sample_paths
+    from ddrsearch.report import read_reports
+
+    return read_reports(sample_paths(archive_folder))
+
+
+@pytest.fixture(scope="session")
+def archive_questions(archive_folder):
+    """The archive question set, loaded (and its evidence checked against the PDFs) once."""
+    from ddrsearch.questions import load_questions
+
+    return load_questions("archive")
+
+
+@pytest.fixture(scope="session")
 def by_name(archive):
     """Reports keyed by file name."""
     return {r.file_name: r for r in archive}

@@ -8,27 +8,15 @@ import pandas as pd
 import pytest
 
 from ddrsearch.cli import main
-from ddrsearch.data import sample_paths
 from ddrsearch.evaluation import breakdown, compare, evaluate_retriever, evaluate_run, follow, run, sweep_weight
 from ddrsearch.metrics import metric_columns
 from ddrsearch.pipeline import DEFAULT_WEIGHT, build_retriever
 from ddrsearch.questions import load_questions
-from ddrsearch.report import read_reports
 
 
 @pytest.fixture(scope="module")
 def starter(archive_folder):
     return load_questions("starter")
-
-
-@pytest.fixture(scope="module")
-def archive_questions(archive_folder):
-    return load_questions("archive")
-
-
-@pytest.fixture(scope="module")
-def sample(archive_folder):
-    return read_reports(sample_paths(archive_folder))
 
 
 def test_per_question_table_by_hand(starter, sample):

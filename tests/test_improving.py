@@ -8,28 +8,16 @@ import datetime as dt
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.data import sample_paths
 from ddrsearch.evaluation import evidence_agreement
 from ddrsearch.lexical import BM25Retriever, KeywordRetriever
 from ddrsearch.passages import short_name
 from ddrsearch.pipeline import build_retriever
 from ddrsearch.queries import add_shorthand, expand_asker_shorthand, strip_framing
 from ddrsearch.questions import load_questions
-from ddrsearch.report import read_reports
 from ddrsearch.significance import bootstrap_ci, paired_bootstrap
 from ddrsearch.structured import StructuredIndex, parse_date
 
 pytestmark = pytest.mark.data
-
-
-@pytest.fixture(scope="module")
-def archive_questions(archive_folder):
-    return load_questions("archive")
-
-
-@pytest.fixture(scope="module")
-def sample(archive_folder):
-    return read_reports(sample_paths(archive_folder))
 
 
 @pytest.mark.parametrize("method", [KeywordRetriever, BM25Retriever])

@@ -10,21 +10,14 @@ from rank_bm25 import BM25Okapi
 
 from conftest import REPORT_38
 from ddrsearch.cli import main
-from ddrsearch.data import sample_paths
 from ddrsearch.dense import DenseRetriever
 from ddrsearch.errors import QueryError
 from ddrsearch.lexical import BM25Retriever, InvertedIndex, KeywordRetriever
 from ddrsearch.passages import Passage
 from ddrsearch.pipeline import make_retriever
-from ddrsearch.report import read_reports
 from ddrsearch.tokenizer import tokenize
 
 STUCK = "pipe became stuck during the slide"
-
-
-@pytest.fixture(scope="module")
-def sample(archive_folder):
-    return read_reports(sample_paths(archive_folder))
 
 
 @pytest.fixture(scope="module")
