@@ -52,14 +52,7 @@ class DenseRetriever(Retriever):
         Queries are not written to the disk cache (it would fill with one-off
         questions); the last 256 are kept in memory.
         """
-        cache = self.__dict__.setdefault("_query_cache", {})
-        vec = cache.get(query)
-        if vec is None:
-            vec = self.embedder.encode_uncached([query])[0]
-            if len(cache) >= 256:
-                cache.pop(next(iter(cache)))
-            cache[query] = vec
-        return vec
+        return self.embedder.encode_query(query)
 
     def passage_scores(self, query):
         return (self.matrix @ self.embed_query(query)).astype(float)

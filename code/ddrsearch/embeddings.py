@@ -311,6 +311,21 @@ class Embedder:
         )
         return np.asarray(vecs, dtype=np.float32)
 
+    def encode_query(self, query: str) -> np.ndarray:
+        """One query's unit vector, shape ``(dim,)``, as :meth:`encode_uncached` gives it.
+
+        Queries are not written to the disk cache (it would fill with one-off
+        questions); the last 256 are kept in memory, per embedder.
+        """
+        cache = self.__dict__.setdefault("_query_cache", {})
+        vec = cache.get(query)
+        if vec is None:
+            vec = self.encode_uncached([query])[0]
+            if len(cache) >= 256:
+                cache.pop(next(iter(cache)))
+            cache[query] = vec
+        return vec
+
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         """Number of word pieces the model's tokenizer makes of each text.
 

@@ -442,14 +442,7 @@ class PostgresRetriever(Retriever):
 
     def embed_query(self, query: str) -> np.ndarray:
         """The query's unit vector, shape ``(384,)``; as the in-memory dense retriever, the last 256 are kept in memory."""
-        cache = self.__dict__.setdefault("_query_cache", {})
-        vec = cache.get(query)
-        if vec is None:
-            vec = self.embedder.encode_uncached([query])[0]
-            if len(cache) >= 256:
-                cache.pop(next(iter(cache)))
-            cache[query] = vec
-        return vec
+        return self.embedder.encode_query(query)
 
     def _ranked(self, query: str, n: int | None, vec=None) -> list[tuple[str, str, float]]:
         """``(passage id, report, score)`` of the best ``n`` passages (None: all retrieved), best first."""
