@@ -183,7 +183,8 @@ def test_staleness_names_what_changed(six, tmp_path, embedder):
     result = add_reports([six[1]], folder, embedder=embedder)  # a changed report replaces the indexed one
     assert result.replaced == [six[1].name] and not result.added
     assert stale_reasons(result.generation, corpus=six[:5], model_key=embedder.source.key) == []
-    header = dict(result.generation.header, code={"chunking.py": "0" * 64})
+    header = dict(result.generation.header,
+                  code=dict(result.generation.header["code"], **{"chunking.py": "0" * 64}))
     stale = type(gen)(gen.folder, header)
     assert "code or settings changed (chunking.py" in stale_reasons(stale, model_key=embedder.source.key)[0]
     import json
