@@ -19,7 +19,7 @@ import yaml
 
 from conftest import PROJECT
 from ddrsearch.book import book_entries, book_files, chapter_notebooks, execute_notebook
-from ddrsearch.bookcheck import CODE_WIDTH, TABLE_WIDTH, pdf_overflows
+from ddrsearch.bookcheck import CODE_WIDTH, HIDDEN_PROSE_WORDS, TABLE_WIDTH, hidden_prose, pdf_overflows
 
 LABEL_PREFIXES = ("sec", "fig", "tbl", "eq", "lst", "thm", "lem")
 REF_RE = re.compile(r"(?<![\w@/.-])@((?:%s)-[A-Za-z0-9_-]*[A-Za-z0-9])" % "|".join(LABEL_PREFIXES))
@@ -45,6 +45,12 @@ KNOWN_OVERFLOWS: dict[str, int | None] = {
     "14-keeping-the-index-current": None,
     "appendix-postgres": None,
 }
+
+#: Chapters whose hidden cells still write paragraphs of narrative, being moved into Markdown
+#: cells (measured and printed, not enforced). Remove a chapter once it is done.
+LONG_HIDDEN_PROSE = {"01-reading-reports", "05-answers-with-sources", "10-traceable-answers", "02-rig-shorthand", "03-keyword-search", "04-searching-by-meaning",
+                     "07-chunking", "08-whole-archive", "09-hybrid-retrieval", "11-evaluating-retrieval",
+                     "12-improving-retrieval"}
 
 
 def _sources(path: Path) -> list[tuple[str, str]]:
@@ -169,6 +175,12 @@ def test_chapter_executes_on_the_real_data(path, archive_folder):
         labels = CELL_LABEL_RE.findall(src)
         if any(l.startswith("fig-") for l in labels):
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{path.name}: {labels} drew no figure"
+    # narrative lives in Markdown cells: a hidden cell writes one short sentence of computed numbers
+    long_prose = hidden_prose(nb)
+    if path.stem in LONG_HIDDEN_PROSE:
+        print(f"{path.name}: {len(long_prose)} hidden cells write paragraphs (not enforced yet)")
+    else:
+        assert not long_prose, f"{path.name}: narrative written by hidden cells:\n" + "\n".join(long_prose)
     # what would run off the PDF page: code and output lines, tables wider than the text block
     problems = pdf_overflows(nb)
     allowed = KNOWN_OVERFLOWS.get(path.stem, 0)
@@ -195,6 +207,21 @@ def test_pdf_overflow_check_measures_code_output_and_tables():
     problems = pdf_overflows(nbformat.from_dict(nb))
     assert [p.split(":")[0] + ":" + p.split(":")[1].split(" of ")[0] for p in problems] == [
         "cell 0: code line", "cell 0: output line", "cell 2: table"]
+
+
+def test_hidden_prose_check_counts_what_hidden_cells_write():
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    def md(words):
+        return [new_output("display_data", data={"text/markdown": " ".join(["w"] * words), "text/plain": "x"})]
+
+    nb = new_notebook()
+    nb.cells = [new_code_cell("#| echo: false\nshow()", outputs=md(HIDDEN_PROSE_WORDS)),
+                new_code_cell("#| echo: false\nshow()", outputs=md(HIDDEN_PROSE_WORDS + 1)),
+                new_code_cell("show()", outputs=md(500))]  # shown code: its output is not hidden prose
+    problems = hidden_prose(nbformat.from_dict(nb))
+    assert [p.split(":")[0] for p in problems] == ["cell 1"]
 
 
 def test_check_answer_says_right_or_not_yet_without_giving_the_answer(capsys):

@@ -1,6 +1,8 @@
 """What the book checks that is not retrieval: a reader's exercise answers, and what fits a printed page.
 
-``check_answer`` is what the chapters' exercise cells call. ``pdf_overflows``
+``check_answer`` is what the chapters' exercise cells call. ``hidden_prose``
+keeps narrative out of code: what a hidden cell writes must stay a short
+sentence carrying computed numbers. ``pdf_overflows``
 is the book check's measure of an executed chapter against the PDF's text
 block (``tests/test_book.py``): Quarto sets code in a monospace font without
 wrapping and turns a DataFrame into a LaTeX table at its natural width, so a
@@ -138,4 +140,33 @@ def pdf_overflows(nb, *, code_width: int = CODE_WIDTH, table_width: int = TABLE_
                 texts.append(data["text/plain"])
             problems += [f"cell {i}: output line of {len(ln)} characters: {ln[:60]}..."
                          for t in texts for ln in t.splitlines() if len(ln) > code_width]
+    return problems
+
+
+# --- prose in hidden cells ----------------------------------------------------------------------
+
+#: The most words a hidden cell may write into the book: one sentence carrying computed numbers.
+#: Narrative belongs in Markdown cells, where a learner opening the notebook reads it as prose.
+HIDDEN_PROSE_WORDS = 60
+
+
+def hidden_prose(nb, *, limit: int = HIDDEN_PROSE_WORDS) -> list[str]:
+    """Hidden cells of an executed notebook that write more than ``limit`` words of Markdown.
+
+    A cell is hidden when it carries ``#| echo: false``; its ``text/markdown``
+    outputs are what the book prints in its place. Words are counted as
+    whitespace-separated tokens of the Markdown source.
+
+    Returns:
+        ``"cell N: W words ..."`` messages; empty when every hidden cell is short.
+    """
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or not re.search(r"^#\|\s*echo:\s*false", cell.source, re.M):
+            continue
+        text = " ".join(o.get("data", {}).get("text/markdown", "") for o in cell.get("outputs", []))
+        words = len(text.split())
+        if words > limit:
+            problems.append(f"cell {i}: {words} words of prose from a hidden cell (limit {limit}): "
+                            f"{' '.join(text.split()[:12])}...")
     return problems
