@@ -131,3 +131,55 @@ def test_heatmap_without_counts_and_errors(breakdown_table):
     assert "NDCG@5" in fig.axes[1].get_ylabel()
     with pytest.raises(ValueError):
         category_heatmap(breakdown_table[["questions"]])
+
+
+@pytest.fixture
+def interval_table(compare_table):
+    """95%-style intervals around each value, asymmetric, rows in another order than the table."""
+    table = {}
+    for metric in ("hit@5", "recall@5", "MRR", "NDCG@5"):
+        table[f"{metric} low"] = compare_table[metric] - 0.1
+        table[f"{metric} high"] = compare_table[metric] + 0.05
+    return pd.DataFrame(table).iloc[::-1]
+
+
+def test_bar_chart_error_bars_are_the_intervals(compare_table, interval_table):
+    fig = metrics_bar_chart(compare_table, intervals=interval_table)
+    ax = fig.axes[0]
+    bars = _bars(ax)
+    assert len(bars) == 12  # the intervals add no bar
+    (segments,) = [c for c in ax.collections if c.get_gid() == "intervals"]
+    lines = segments.get_segments()
+    assert len(lines) == len(bars)
+    metrics = ("hit@5", "recall@5", "MRR", "NDCG@5")
+    expected = [(interval_table.loc[m, f"{c} low"], interval_table.loc[m, f"{c} high"])
+                for m in compare_table.index for c in metrics]
+    for bar, line, (low, high) in zip(bars, lines, expected, strict=True):
+        (x0, y0), (x1, y1) = line
+        # a vertical bar from the interval's low to its high end, at the centre of its bar
+        assert x0 == x1 == pytest.approx(bar.get_x() + bar.get_width() / 2)
+        assert (y0, y1) == pytest.approx((low, high))
+        assert y0 <= bar.get_height() <= y1
+    # the legend still names the methods only
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["keyword", "bm25", "hybrid"]
+    fig.savefig(io.BytesIO(), format="png")
+
+
+def test_bar_chart_without_intervals_draws_no_error_bars(compare_table):
+    ax = metrics_bar_chart(compare_table).axes[0]
+    assert not [c for c in ax.collections if c.get_gid() == "intervals"]
+
+
+def test_bar_chart_refuses_intervals_that_do_not_fit(compare_table, interval_table):
+    with pytest.raises(KeyError, match="NDCG@5 high"):
+        metrics_bar_chart(compare_table, intervals=interval_table.drop(columns="NDCG@5 high"))
+    with pytest.raises(KeyError, match="bm25"):
+        metrics_bar_chart(compare_table, intervals=interval_table.drop(index="bm25"))
+    shifted = interval_table.copy()
+    shifted.loc["hybrid", "MRR low"] = 0.9  # above hybrid's MRR of 0.7
+    with pytest.raises(ValueError, match="hybrid, MRR"):
+        metrics_bar_chart(compare_table, intervals=shifted)
+    # only the drawn metrics need intervals
+    fig = metrics_bar_chart(compare_table, metrics=("MRR",), intervals=interval_table[["MRR low", "MRR high"]])
+    (segments,) = [c for c in fig.axes[0].collections if c.get_gid() == "intervals"]
+    assert len(segments.get_segments()) == 3

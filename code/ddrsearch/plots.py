@@ -48,11 +48,12 @@ def metrics_bar_chart(
     compare_table: pd.DataFrame,
     metrics: Sequence[str] = DEFAULT_METRICS,
     *,
+    intervals: pd.DataFrame | None = None,
     title: str | None = None,
     ax: Axes | None = None,
     figsize: tuple[float, float] = (9.0, 4.5),
 ) -> Figure:
-    """Grouped bar chart: one group per metric, one bar per method.
+    """Grouped bar chart: one group per metric, one bar per method, optionally with intervals.
 
     Args:
         compare_table: ``pandas.DataFrame`` with one row per method (the index
@@ -61,6 +62,12 @@ def metrics_bar_chart(
             are between 0 and 1.
         metrics: ``Sequence[str]``, the columns to draw, left to right
             (default ``("hit@5", "recall@5", "MRR", "NDCG@5")``).
+        intervals: ``pandas.DataFrame`` or ``None``; when given, each bar
+            gets a black error bar from ``intervals.loc[method, f"{metric}
+            low"]`` to ``intervals.loc[method, f"{metric} high"]``, for
+            example 95% bootstrap intervals from
+            :func:`ddrsearch.significance.bootstrap_ci`. One row per method
+            of ``compare_table`` (any order, extra rows ignored).
         title: ``str`` or ``None``, the axes title.
         ax: ``matplotlib.axes.Axes`` or ``None``; draw into these axes (for
             example one panel of a larger figure) instead of a new figure.
@@ -69,12 +76,18 @@ def metrics_bar_chart(
     Returns:
         ``matplotlib.figure.Figure``: the figure holding the chart. It has
         ``len(compare_table) * len(metrics)`` bars; the i-th method is drawn
-        in colour ``METHOD_COLORS[i % 10]`` and named in the legend.
+        in colour ``METHOD_COLORS[i % 10]`` and named in the legend. With
+        ``intervals``, the axes also hold one ``LineCollection`` with
+        ``gid="intervals"``: one vertical segment per bar, at the bar's
+        centre, in the order of the bars (method by method, metric by metric).
 
     Raises:
-        KeyError: a metric is not a column of ``compare_table`` (the message
-            lists the columns).
-        ValueError: ``compare_table`` has no rows or ``metrics`` is empty.
+        KeyError: a metric is not a column of ``compare_table``, or an
+            interval column or method row is missing from ``intervals``
+            (the message names them).
+        ValueError: ``compare_table`` has no rows or ``metrics`` is empty; an
+            interval does not hold the bar's value (low <= value <= high),
+            so it cannot belong to that mean.
     """
     metrics = list(metrics)
     missing = [m for m in metrics if m not in compare_table.columns]
@@ -82,6 +95,8 @@ def metrics_bar_chart(
         raise KeyError(f"metric(s) {missing} are not columns of the table; its columns are {list(compare_table.columns)}")
     if len(compare_table) == 0 or not metrics:
         raise ValueError("nothing to draw: the table has no methods or no metrics were asked for")
+    if intervals is not None:
+        lows, highs = _interval_bounds(compare_table, metrics, intervals)
 
     if ax is None:
         fig = Figure(figsize=figsize, layout="constrained")
@@ -92,10 +107,19 @@ def metrics_bar_chart(
     n = len(methods)
     width = 0.8 / n
     x = np.arange(len(metrics))
+    centres = []
     for i, method in enumerate(methods):
         values = compare_table.iloc[i][metrics].astype(float).to_numpy()
         ax.bar(x - 0.4 + width * (i + 0.5), values, width=width * 0.95, label=method,
                color=METHOD_COLORS[i % len(METHOD_COLORS)])
+        centres.extend(x - 0.4 + width * (i + 0.5))
+    if intervals is not None:
+        # one segment per bar, low to high, and short caps at both ends
+        ax.vlines(centres, lows, highs, colors="black", linewidths=1.0, gid="intervals")
+        cap = width * 0.25
+        for ends in (lows, highs):
+            ax.hlines(ends, np.subtract(centres, cap), np.add(centres, cap), colors="black",
+                      linewidths=1.0, gid="interval caps")
     ax.set_xticks(x, metrics)
     ax.set_xlim(-0.5, len(metrics) - 0.5)
     ax.set_ylim(0, 1)
@@ -106,6 +130,29 @@ def metrics_bar_chart(
         ax.set_title(title)
     ax.legend(title="method", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, title_fontsize=9)
     return fig
+
+
+def _interval_bounds(compare_table: pd.DataFrame, metrics: list[str],
+                     intervals: pd.DataFrame) -> tuple[list[float], list[float]]:
+    """Low and high ends of each bar's interval, in bar order; checks that each holds its bar's value."""
+    columns = [f"{m} {end}" for m in metrics for end in ("low", "high")]
+    missing = [c for c in columns if c not in intervals.columns]
+    if missing:
+        raise KeyError(f"interval column(s) {missing} are missing; the intervals table has {list(intervals.columns)}")
+    absent = [m for m in compare_table.index if m not in intervals.index]
+    if absent:
+        raise KeyError(f"no intervals for method(s) {absent}; the intervals table has {list(intervals.index)}")
+    lows, highs = [], []
+    for method in compare_table.index:
+        for m in metrics:
+            value = float(compare_table.loc[method, m])
+            low, high = float(intervals.loc[method, f"{m} low"]), float(intervals.loc[method, f"{m} high"])
+            if not low - 1e-12 <= value <= high + 1e-12:
+                raise ValueError(f"the interval {low:.3f} to {high:.3f} of {method}, {m} does not hold its value "
+                                 f"{value:.3f}: was it computed on other questions?")
+            lows.append(low)
+            highs.append(high)
+    return lows, highs
 
 
 def category_heatmap(
