@@ -1,13 +1,15 @@
 """The book's retrieval pipelines, by name, over a list of reports.
 
 :func:`build_retriever` is what the command line, the evaluation harness and
-the later chapters call. The **default pipeline** (chapter "Hybrid retrieval", chapters/09-hybrid-retrieval.ipynb) is
-``"hybrid"``: operation-row chunks (:func:`ddrsearch.chunking.operation_chunks`)
+the later chapters call. The **default pipeline** is ``"hybrid"``, taught in
+chapters/09-hybrid-retrieval.ipynb and configured in
+chapters/12-improving-retrieval.ipynb, where its weight and levers were chosen
+on the development questions: operation-row chunks (:func:`ddrsearch.chunking.operation_chunks`)
 searched by BM25 (with the glossary's abbreviation expansion) and by dense
 retrieval, fused by a convex combination of min-max normalised scores with
 dense weight :data:`DEFAULT_WEIGHT`, and rolled up to reports by their best
 chunk, with the levers of :data:`DEFAULT_LEVERS`
-(:class:`ddrsearch.tuned.TunedHybridRetriever`, chapters/12-improving-retrieval.ipynb).
+(:class:`ddrsearch.tuned.TunedHybridRetriever`).
 
 Units per method when ``unit="auto"``: ``keyword``, ``bm25`` and ``dense`` index
 whole reports (as Chapters 2 to 4 do); ``hybrid`` indexes operation chunks.
