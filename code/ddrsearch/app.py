@@ -176,7 +176,7 @@ def _show_explanation(session: SearchSession, question: str) -> None:
             rows.append({**row, "fused": _fmt(r.score)})
         st.dataframe(pd.DataFrame(rows), hide_index=True)
         note = ("; the row shown for a report is the one holding the rarest question words, which may not be its "
-                "best fused passage") if getattr(session.retriever, "row", "") == "answer" else ""
+                "best fused passage") if getattr(session.retriever, "row", "") in ("terms", "answer", "local") else ""
         st.caption(f"Reports are ranked by their best passage's fused score (ties by file name){note}.")
 
 
