@@ -41,7 +41,6 @@ KNOWN_OVERFLOWS: dict[str, int | None] = {
     "05-answers-with-sources": None,
     "06-scanned-and-unusual-reports": None,
     "10-traceable-answers": None,
-    "12-improving-retrieval": None,
     "14-keeping-the-index-current": None,
     "appendix-postgres": None,
 }

@@ -30,7 +30,7 @@ LAYERS: dict[str, int] = {
     "tokenizer": 4, "layout": 4, "queries": 4, "ocr": 4,
     "report": 5,
     "fetch": 6, "passages": 6, "model": 6,
-    "embeddings": 7, "chunking": 7, "fields": 7, "indexstore": 7,
+    "embeddings": 7, "chunking": 7, "rowchoice": 7, "fields": 7, "indexstore": 7,
     "retrieval": 8, "structured": 8, "adaptation": 8,
     "lexical": 9, "dense": 9,
     "hybrid": 10,

@@ -175,8 +175,10 @@ def _show_explanation(session: SearchSession, question: str) -> None:
                 row["structured bonus"] = _fmt(r.bonus)
             rows.append({**row, "fused": _fmt(r.score)})
         st.dataframe(pd.DataFrame(rows), hide_index=True)
-        note = ("; the row shown for a report is the one holding the rarest question words, which may not be its "
-                "best fused passage") if getattr(session.retriever, "row", "") == "answer" else ""
+        rule = getattr(session.retriever, "row", "")
+        words = "question words rarest among its own rows" if rule == "local" else "rarest question words"
+        note = (f"; the row shown for a report is the one holding the {words}, which may not be its "
+                "best fused passage") if rule in ("terms", "answer", "local") else ""
         st.caption(f"Reports are ranked by their best passage's fused score (ties by file name){note}.")
 
 

@@ -56,14 +56,16 @@ PLAIN_WEIGHT = 0.5
 #: that chapters/03-keyword-search.ipynb caught outweighing "stuck"; no
 #: development metric changes), the asker's shorthand spelled out, RM3
 #: feedback for BM25, the structured path for numeric and date questions,
-#: and the row that answers the question shown for each hit.
+#: and the row that answers the question shown for each hit: its question
+#: words weighed by their rarity among the report's own rows (``"local"``,
+#: :mod:`ddrsearch.rowchoice`; it chose that rule over ``"answer"`` on dev).
 DEFAULT_LEVERS: dict = {
     "candidates": None,
     "bm25_options": {"expand": True, "stem": True, "stop_extra": ["while"]},
     "asker": True,
     "prf": "rm3",
     "structured": 1.0,
-    "row": "answer",
+    "row": "local",
 }
 
 #: One-line description of the default pipeline, for tables and help texts.

@@ -32,15 +32,12 @@ time and measure each on the development questions:
   favours the row printing ``DIFF 250psi`` over rows that hold ``250`` and
   ``psi`` far apart. 0 = off. With ``numbers=True`` only pairs holding a
   number count (a quantity and its label or unit: ``DIFF 250``, ``250 psi``).
-* ``row``: the row shown for a hit. ``"fused"`` keeps the best fused
-  passage. ``"terms"``: the report's passage whose distinct query terms
-  (stemmed when BM25 stems) weigh most by their IDF, ties by the fused score
-  (so the rare event word "stuck" outweighs the common "pipe"); for a
-  structured depth answer, a row printing a depth in the answer's range
-  first. ``"answer"``: as ``"terms"``, but among rows of equal weight a
-  TIME BREAKDOWN row (what was done) comes before the header's PRESENT
-  OPERATIONS and ACTIVITY PLANNED (what was going on at 06:00, what is
-  planned), then the fused score.
+* ``row``: the row shown for a hit, one of
+  :data:`ddrsearch.rowchoice.ROW_RULES`: ``"fused"`` keeps the best fused
+  passage; ``"terms"`` the passage holding the question's rarest words;
+  ``"answer"`` the same with TIME BREAKDOWN rows before header lines;
+  ``"local"`` weighs each word by its rarity among the report's own rows
+  (:mod:`ddrsearch.rowchoice` gives the rules and their sources).
 
 The dense leg's model is chosen with ``dense_options`` (``model_path``, or a
 ready ``embedder``), the hook for a domain-adapted model.
@@ -48,7 +45,6 @@ ready ``embedder``), the hook for a domain-adapted model.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import replace
 
@@ -58,12 +54,11 @@ from .errors import QueryError
 from .hybrid import HybridRetriever
 from .passages import Hit
 from .queries import rewrite_query
+from .rowchoice import ROW_RULES, choose_row
 from .structured import StructuredIndex
 from .tokenizer import make_tokenizer
 
 __all__ = ["TunedHybridRetriever"]
-
-_DEPTH = re.compile(r"(\d{1,2},\d{3}|\d{3,5})(?=\s*'|\s*ft|\s*feet|\s*-)")
 
 
 class TunedHybridRetriever(HybridRetriever):
@@ -79,7 +74,7 @@ class TunedHybridRetriever(HybridRetriever):
         proximity, window, numbers: weight of the proximity feature, its
             window in words, and whether only pairs holding a number count
             (see the module docstring).
-        row: ``"fused"``, ``"terms"`` or ``"answer"`` (see the module docstring).
+        row: one of :data:`ddrsearch.rowchoice.ROW_RULES` (see the module docstring).
         **options: :class:`~ddrsearch.hybrid.HybridRetriever` options
             (``weight``, ``fusion``, ``candidates``, ``bm25_options``,
             ``dense_options``, ...).
@@ -97,8 +92,8 @@ class TunedHybridRetriever(HybridRetriever):
         super().__init__(**options)
         if prf not in (None, "rm3", "rocchio", "both"):
             raise ValueError(f"prf must be None, 'rm3', 'rocchio' or 'both', not {prf!r}")
-        if row not in ("fused", "terms", "answer"):
-            raise ValueError(f"row must be 'fused', 'terms' or 'answer', not {row!r}")
+        if row not in ROW_RULES:
+            raise ValueError(f"row must be one of {', '.join(map(repr, ROW_RULES))}, not {row!r}")
         if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
             raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
                              f"got {fb_weight}, {structured}, {proximity}, {window}")
@@ -281,20 +276,12 @@ class TunedHybridRetriever(HybridRetriever):
             if p.report in wanted:
                 by_report[p.report].append(i)
         out = []
+        kinds = [p.kind for p in self.passages]
+        texts = [p.text for p in self.passages]
         for h in hits:
-            depth = match.depths.get(h.report) if match is not None else None
-
-            def key(i, depth=depth):
-                p = self.passages[i]
-                prints = 0
-                if depth is not None:
-                    prints = any(depth[0] - 1 <= float(d.replace(",", "")) <= depth[1] + 1 for d in _DEPTH.findall(p.text))
-                covered = sum(idf.get(t, 0.0) for t in terms & self._row_terms(i))
-                if self.row == "terms":
-                    return (prints, round(covered, 9), np.nan_to_num(scores[i], nan=-np.inf))
-                return (prints, round(covered, 9), p.kind != "header", np.nan_to_num(scores[i], nan=-np.inf))
-
-            best = max(by_report[h.report], key=key)
+            best = choose_row(by_report[h.report], rule=self.row, terms=terms, row_terms=self._row_terms, idf=idf,
+                              scores=scores, kinds=kinds, texts=texts,
+                              depth=match.depths.get(h.report) if match is not None else None)
             p = self.passages[best]
             out.append(replace(h, text=p.text, page=p.page, row=p.row, start=p.start, end=p.end,
                                passage_id=p.passage_id))

@@ -1,0 +1,97 @@
+"""The row shown for a hit (ddrsearch.rowchoice), on the real reports.
+
+The rules choose among one report's operation-row chunks (and header lines)
+of the 76-report archive; the search terms and IDF are those of the default
+pipeline's BM25 leg (abbreviations expanded, Snowball stems, 'while' dropped).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from conftest import REPORT_38
+from ddrsearch.chunking import chunk_reports
+from ddrsearch.lexical import BM25Retriever
+from ddrsearch.rowchoice import ROW_RULES, choose_row, lucene_idf, prints_depth
+
+pytestmark = [pytest.mark.data, pytest.mark.model]  # chunking reads the embedding model's tokenizer
+
+REPORT_25 = "FORGE-16A-78-32_Drilling_025_2020-11-13.pdf"
+
+
+@pytest.fixture(scope="module")
+def leg(archive):
+    """The default pipeline's BM25 leg over the archive's operation-row chunks, and the global IDF."""
+    bm25 = BM25Retriever(expand=True, stem=True, stop_extra=["while"]).index(chunk_reports(archive, "operation"))
+    df = Counter(t for p in bm25.passages for t in set(bm25.tokenize(p.indexed_text)))
+    idf = {t: lucene_idf(c, len(bm25.passages)) for t, c in df.items()}
+    return bm25, idf
+
+
+def _choose(leg, report, question, rule):
+    bm25, idf = leg
+    candidates = [i for i, p in enumerate(bm25.passages) if p.report == report]
+    chosen = choose_row(candidates, rule=rule, terms=set(bm25.tokenize(question)),
+                        row_terms=lambda i: set(bm25.tokenize(bm25.passages[i].text)), idf=idf,
+                        scores=bm25.passage_scores(question), kinds=[p.kind for p in bm25.passages],
+                        texts=[p.text for p in bm25.passages])
+    return bm25.passages[chosen]
+
+
+@pytest.mark.parametrize("rule", ["terms", "answer", "local"])
+def test_stuck_pipe_shows_the_row_where_the_pipe_stuck(leg, rule):
+    p = _choose(leg, REPORT_38, "stuck pipe", rule)
+    assert (p.start, p.end) == ("23:30", "04:00") and "stuck" in p.text.lower()
+
+
+def test_local_rarity_picks_the_cementing_row(leg):
+    # dev question A95: the cement job row (the only row of D025 holding "barrels") answers it; the global
+    # weights prefer the row printing "casing" and "9 5/8" (the well head being welded)
+    question = "how many barrels of cement went into the 9 5/8 casing job"
+    local = _choose(leg, REPORT_25, question, "local")
+    answer = _choose(leg, REPORT_25, question, "answer")
+    assert "Pumped 428 bbls" in local.text and local.start == "13:00"
+    assert "Pumped 428 bbls" not in answer.text and "9 5/8" in answer.text
+
+
+def test_local_weights_are_rarity_within_the_report(leg):
+    bm25, _ = leg
+    rows = [p for p in bm25.passages if p.report == REPORT_25]
+    holding = sum("barrel" in set(bm25.tokenize(p.text)) for p in rows)
+    assert holding == 1  # so "barrels" weighs the most a word can weigh within D025
+    assert lucene_idf(holding, len(rows)) == pytest.approx(math.log(1 + (len(rows) - 0.5) / 1.5))
+
+
+def test_fused_keeps_the_best_scored_passage_and_answer_prefers_what_was_done(leg):
+    bm25, idf = leg
+    candidates = [i for i, p in enumerate(bm25.passages) if p.report == REPORT_38]
+    scores = bm25.passage_scores("pipe free")
+    best = choose_row(candidates, rule="fused", terms=set(), row_terms=lambda i: set(), idf=idf, scores=scores,
+                      kinds=[], texts=[])
+    # the short PRESENT OPERATIONS line "PIPE FREE, TRIP OUT OF HOLE ..." scores highest in BM25
+    assert scores[best] == np.nanmax(scores[candidates]) and bm25.passages[best].kind == "header"
+    # it holds the same words as the 04:00-06:00 row, which says what was done: the answer rules show that row
+    for rule in ("answer", "local"):
+        p = _choose(leg, REPORT_38, "pipe free", rule)
+        assert p.kind == "operation" and p.start == "04:00" and "Pipe free" in p.text
+
+
+def test_depth_in_range_comes_first(report38):
+    row = next(o for o in report38.operations if o.start == "23:30")
+    assert prints_depth(row.operations, (6400.0, 6500.0)) is False  # 6,360' and 6,507' lie outside
+    assert prints_depth(row.operations, (6500.0, 6510.0))
+    assert not prints_depth("Service rig", (0.0, 20000.0))
+
+
+def test_bad_rule_or_no_rows_is_an_error():
+    assert ROW_RULES == ("fused", "terms", "answer", "local")
+    kw = {"terms": set(), "row_terms": lambda i: set(), "idf": {}, "scores": np.zeros(1), "kinds": ["operation"],
+          "texts": [""]}
+    with pytest.raises(ValueError, match="row must be one of"):
+        choose_row([0], rule="best", **kw)
+    with pytest.raises(ValueError, match="at least one passage"):
+        choose_row([], rule="local", **kw)
