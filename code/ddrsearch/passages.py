@@ -213,7 +213,7 @@ def page_lines(report: Report) -> list[Passage]:
 
 
 def excerpt(text: str, query: str | Iterable[str] | Mapping[str, float], width: int = 60, *,
-            expand: bool = False) -> str:
+            expand: bool = False, stem: bool = False) -> str:
     """The part of ``text`` that shows why it matched ``query``, in at most ``width`` characters.
 
     A hit's text can be a whole OPERATIONS cell; cut at a fixed length it
@@ -231,6 +231,9 @@ def excerpt(text: str, query: str | Iterable[str] | Mapping[str, float], width: 
         width: the most characters returned, ``>= 20``.
         expand: expand abbreviations in the text (and in a question string),
             as a retriever built with ``expand=True`` does.
+        stem: compare Snowball stems (a question string is stemmed too), as
+            the default pipeline's BM25 leg does, so *rigged* finds *Rigging*;
+            terms given as a list or mapping must then be stems already.
 
     Returns:
         ``text`` itself when it fits, else a window of it; the start of
@@ -247,9 +250,9 @@ def excerpt(text: str, query: str | Iterable[str] | Mapping[str, float], width: 
     if len(text) <= width:
         return text
     if isinstance(query, str):
-        query = tokenize(query, expand=expand)
+        query = tokenize(query, expand=expand, stem=stem)
     weights = dict(query) if isinstance(query, Mapping) else dict.fromkeys(query, 1.0)
-    words = [(m.start(), m.end(), set(tokenize(m.group(), expand=expand)) & set(weights))
+    words = [(m.start(), m.end(), set(tokenize(m.group(), expand=expand, stem=stem)) & set(weights))
              for m in re.finditer(r"\S+", text)]
     room = width - 2  # the two ellipses
     candidates = {0}
