@@ -38,9 +38,6 @@ KNOWN_OVERFLOWS: dict[str, int | None] = {
     "13-patterns-across-days": 5,
 }
 
-#: Chapters whose hidden cells still write paragraphs of narrative, being moved into Markdown
-#: cells (measured and printed, not enforced). Remove a chapter once it is done.
-LONG_HIDDEN_PROSE = {"07-chunking", "08-whole-archive"}
 
 
 def _sources(path: Path) -> list[tuple[str, str]]:
@@ -167,10 +164,7 @@ def test_chapter_executes_on_the_real_data(path, archive_folder):
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{path.name}: {labels} drew no figure"
     # narrative lives in Markdown cells: a hidden cell writes one short sentence of computed numbers
     long_prose = hidden_prose(nb)
-    if path.stem in LONG_HIDDEN_PROSE:
-        print(f"{path.name}: {len(long_prose)} hidden cells write paragraphs (not enforced yet)")
-    else:
-        assert not long_prose, f"{path.name}: narrative written by hidden cells:\n" + "\n".join(long_prose)
+    assert not long_prose, f"{path.name}: narrative written by hidden cells:\n" + "\n".join(long_prose)
     # what would run off the PDF page: code and output lines, tables wider than the text block
     problems = pdf_overflows(nb)
     allowed = KNOWN_OVERFLOWS.get(path.stem, 0)
