@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import statistics
 import subprocess
@@ -33,25 +32,17 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import benchmark_queries, clear_query_cache, in_child, query_latency
 
 TARGETS = {"new_process_s": 3.0, "in_process_p95_ms": 50.0, "add_one_s": 2.0, "hybrid_p95_100x_ms": 50.0}
 
 
 def _latency(index, n: int) -> tuple[float, float]:
-    from ddrsearch.questions import load_questions
-
-    qs = [q.question for q in load_questions("archive", check_evidence=False)]
-    qs = (qs * (n // len(qs) + 1))[:n]
-    for q in qs[:5]:
-        index.search(q, 10)
-    lat = []
-    for q in qs:
-        index.retriever.dense.__dict__.pop("_query_cache", None)
-        t = time.perf_counter()
-        index.search(q, 10)
-        lat.append((time.perf_counter() - t) * 1000)
-    lat.sort()
-    return statistics.median(lat), lat[int(0.95 * (len(lat) - 1))]
+    """Median and p95 ms of ``index.search`` over ``n`` archive questions (repeated), query cache cleared each time."""
+    return query_latency(lambda q: index.search(q, 10), benchmark_queries(n, suffixes=("",)),
+                         lambda: clear_query_cache(index))
 
 
 def _archive(folder: str, n_queries: int, queue) -> None:
@@ -114,18 +105,6 @@ def _scaled(folder: str, scale: int, n_queries: int, queue) -> None:
                "size_mb": result.generation.size_bytes() / 1e6})
 
 
-def _in_child(target, *args):
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    p = ctx.Process(target=target, args=(*args, q))
-    p.start()
-    result = q.get()
-    p.join()
-    if p.exitcode:
-        raise RuntimeError(f"benchmark child {target.__name__}{args} failed with exit code {p.exitcode}")
-    return result
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scales", default="10,100", help="archive multiples to measure (default 10,100; '' for none)")
@@ -136,7 +115,7 @@ def main(argv=None) -> int:
     result = {"targets": TARGETS, "cpus": os.cpu_count(), "load_average": os.getloadavg()}
     with tempfile.TemporaryDirectory() as folder:
         print("Archive index: build, in-process queries, add one report ...", flush=True)
-        a = result["archive"] = _in_child(_archive, folder, args.queries)
+        a = result["archive"] = in_child(_archive, folder, args.queries)
         runs = []
         for _ in range(3):
             t = time.perf_counter()
@@ -149,7 +128,7 @@ def main(argv=None) -> int:
         rows = []
         for scale in scales:
             print(f"{scale}x the archive ...", flush=True)
-            rows.append(_in_child(_scaled, folder, scale, args.queries))
+            rows.append(in_child(_scaled, folder, scale, args.queries))
         result["scaled"] = rows
     print(f"\narchive: {a['passages']} passages, build {a['build_s']:.1f} s, {a['size_mb']:.1f} MB on disk, open {a['open_s']:.2f} s")
     print(f"  search from a new process: {a['new_process_s']:.1f} s (median of 3)   target <= {TARGETS['new_process_s']:.0f} s")

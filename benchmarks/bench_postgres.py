@@ -41,7 +41,8 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core for torch and BLAS: the machine is shared, and steadier latencies
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_retrievers import _in_child, _peak_rss_mb, _queries, _scaled
+from _timing import benchmark_queries, clear_query_cache, in_child, peak_rss_mb, query_latency
+from bench_retrievers import _scaled
 
 MEMORY_BUDGET_GB = 24
 
@@ -61,6 +62,9 @@ class _SharedVectors:
 
     def encode_uncached(self, texts):
         return self.inner.encode_uncached(texts)
+
+    def encode_query(self, query):
+        return self.inner.encode_query(query)
 
 
 def _scaled_chunks(scale: int):
@@ -93,16 +97,8 @@ def _server_memory_mb(url: str) -> float:
 
 
 def _latency(retriever, queries) -> tuple[float, float]:
-    for q in queries[:5]:
-        retriever.search(q, 10)  # warm-up
-    lat = []
-    for q in queries:
-        retriever.__dict__.pop("_query_cache", None)  # embedding the query is part of its latency
-        t = time.perf_counter()
-        retriever.search(q, 10)
-        lat.append((time.perf_counter() - t) * 1000)
-    lat.sort()
-    return statistics.median(lat), lat[int(0.95 * (len(lat) - 1))]
+    """Median and p95 ms of ``retriever.search``; embedding the query is part of its latency (cache cleared)."""
+    return query_latency(lambda q: retriever.search(q, 10), queries, lambda: clear_query_cache(retriever))
 
 
 def _pg(scale: int, n_queries: int, url: str, keep: bool, queue) -> None:
@@ -122,7 +118,7 @@ def _pg(scale: int, n_queries: int, url: str, keep: bool, queue) -> None:
     t0 = time.perf_counter()
     r.index(chunks)
     build = time.perf_counter() - t0
-    queries = _queries(n_queries)
+    queries = benchmark_queries(n_queries)
     row = {"scale": scale, "passages": len(chunks), "build_s": build}
     configs = {"bm25": PostgresRetriever("bm25", expand=True, **opts),
                "dense_exact": PostgresRetriever("dense", **opts), "hybrid_exact": r}
@@ -151,7 +147,7 @@ def _pg(scale: int, n_queries: int, url: str, keep: bool, queue) -> None:
     sizes = r.conn.execute(f"SELECT pg_total_relation_size('{p}'), pg_relation_size('{p}_hnsw'), "
                            f"pg_indexes_size('{p}')").fetchone()
     row.update(disk_mb=sizes[0] / 2**20, hnsw_mb=sizes[1] / 2**20, indexes_mb=sizes[2] / 2**20,
-               client_peak_rss_mb=_peak_rss_mb(), server_pss_mb=_server_memory_mb(url))
+               client_peak_rss_mb=peak_rss_mb(), server_pss_mb=_server_memory_mb(url))
     for ret in [*configs.values(), *hnsw.values()]:
         ret.close()
     if not keep:
@@ -195,11 +191,11 @@ def main(argv=None) -> int:
         for scale in scales:
             print(f"PostgreSQL at {scale}x ...", flush=True)
             t = time.perf_counter()
-            result["pg"].append(_in_child(_pg, scale, args.queries, url, args.keep))
+            result["pg"].append(in_child(_pg, scale, args.queries, url, args.keep))
             print(f"  done in {time.perf_counter() - t:.0f} s", flush=True)
             if not args.no_in_memory and scale <= 100:
                 print(f"in-memory hybrid at {scale}x ...", flush=True)
-                result["in_memory"].append(_in_child(_scaled, "hybrid", scale, args.queries))
+                result["in_memory"].append(in_child(_scaled, "hybrid", scale, args.queries))
     finally:
         if tmp:
             server.stop()

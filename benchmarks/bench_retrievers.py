@@ -31,11 +31,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import platform
-import resource
-import statistics
 import sys
 import tempfile
 import time
@@ -44,25 +41,11 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import benchmark_queries, clear_query_cache, in_child, peak_rss_mb, query_latency
 
 TARGETS = {"cold_index_s": 60.0, "warm_index_s": 5.0, "hybrid_p95_ms": 50.0}
-
-
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
-
-
-def _queries(n: int) -> list[str]:
-    from ddrsearch.questions import load_questions
-
-    base = [q.question for q in load_questions("archive", check_evidence=False)]
-    suffixes = ["", " on the rig", " during drilling", " report", " in the hole"]
-    out = []
-    i = 0
-    while len(out) < n:
-        out.append(base[i % len(base)] + suffixes[(i // len(base)) % len(suffixes)])
-        i += 1
-    return out
 
 
 def _cold(cache_dir: str, queue) -> None:
@@ -100,7 +83,7 @@ def _cold(cache_dir: str, queue) -> None:
     BM25Retriever(expand=True).index(chunks)
     w1 = time.perf_counter()
     out["warm"] = {"total_s": w1 - w0, "cache_hits": emb2.hits, "cache_misses": emb2.misses}
-    out["peak_rss_mb"] = _peak_rss_mb()
+    out["peak_rss_mb"] = peak_rss_mb()
     queue.put(out)
 
 
@@ -126,7 +109,7 @@ def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
         chunks = copies
     emb = Embedder()
     _ = emb.model
-    rss_before = _peak_rss_mb()
+    rss_before = peak_rss_mb()
     t0 = time.perf_counter()
     if method == "bm25":
         r = BM25Retriever(expand=True).index(chunks)
@@ -140,36 +123,12 @@ def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
         if scale == 1:
             r.attach_reports(reports)
     build = time.perf_counter() - t0
-    queries = _queries(n_queries)
-    for q in queries[:5]:
-        r.search(q, 10)  # warm-up (first call pays for lazy set-up)
-    lat = []
-    for q in queries:
-        if hasattr(r, "dense"):
-            r.dense.__dict__.pop("_query_cache", None)
-        elif hasattr(r, "_query_cache"):
-            r.__dict__.pop("_query_cache", None)
-        t = time.perf_counter()
-        r.search(q, 10)
-        lat.append((time.perf_counter() - t) * 1000)
-    lat.sort()
+    median, p95 = query_latency(lambda q: r.search(q, 10), benchmark_queries(n_queries), lambda: clear_query_cache(r))
     queue.put({
         "method": method, "scale": scale, "passages": len(chunks), "build_s": build,
-        "query_median_ms": statistics.median(lat), "query_p95_ms": lat[int(0.95 * (len(lat) - 1))],
-        "peak_rss_mb": _peak_rss_mb(), "rss_before_index_mb": rss_before,
+        "query_median_ms": median, "query_p95_ms": p95,
+        "peak_rss_mb": peak_rss_mb(), "rss_before_index_mb": rss_before,
     })
-
-
-def _in_child(target, *args):
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    p = ctx.Process(target=target, args=(*args, q))
-    p.start()
-    result = q.get()
-    p.join()
-    if p.exitcode:
-        raise RuntimeError(f"benchmark child {target.__name__}{args} failed with exit code {p.exitcode}")
-    return result
 
 
 def main(argv=None) -> int:
@@ -186,7 +145,7 @@ def main(argv=None) -> int:
               "targets": TARGETS}
     with tempfile.TemporaryDirectory() as cache:
         print("Cold and warm index of the archive ...", flush=True)
-        result["index"] = _in_child(_cold, cache)
+        result["index"] = in_child(_cold, cache)
     c, w = result["index"]["cold"], result["index"]["warm"]
     print(f"  cold: {c['total_s']:.1f} s for {c['reports']} reports, {c['chunks']} chunks "
           f"(extract {c['extract_s']:.1f} s, chunk {c['chunk_s']:.1f} s, model load {c['model_load_s']:.1f} s, "
@@ -197,7 +156,7 @@ def main(argv=None) -> int:
     for scale in scales:
         for m in methods:
             print(f"{m} at {scale}x ...", flush=True)
-            rows.append(_in_child(_scaled, m, scale, args.queries))
+            rows.append(in_child(_scaled, m, scale, args.queries))
     result["retrievers"] = rows
 
     print()

@@ -30,3 +30,16 @@ def test_excerpt_fits_and_says_what_it_left_out():
     assert excerpt(text, "nothing matches", 25).startswith("Drill From")
     with pytest.raises(ValueError, match="at least 20"):
         excerpt(text, "pipe", 10)
+
+
+def test_matched_words_is_the_one_rule_for_marking_words():
+    from ddrsearch.passages import matched_words
+    from ddrsearch.tokenizer import make_tokenizer
+
+    text = "TIH to 6,360', pipe became stuck."
+    words = matched_words(text, {"6360", "stuck"})
+    assert [text[s:e] for s, e, held in words if held] == ["6,360',", "stuck."]
+    assert [sorted(held) for _, _, held in words if held] == [["6360"], ["stuck"]]
+    assert [text[s:e] for s, e, _ in words] == text.split()  # every word, in order, with its offsets
+    expand = make_tokenizer(expand=True)  # a retriever's own tokenizer: TIH holds "trip" once expanded
+    assert [text[s:e] for s, e, held in matched_words(text, set(expand("trip in hole")), expand) if held] == ["TIH"]

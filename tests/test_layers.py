@@ -29,7 +29,7 @@ LAYERS: dict[str, int] = {
     "glossary": 3, "trec": 3, "pdf": 3, "judgements": 3, "synthetic": 3,
     "tokenizer": 4, "layout": 4, "queries": 4, "ocr": 4,
     "report": 5,
-    "fetch": 6, "passages": 6, "model": 6,
+    "fetch": 6, "passages": 6, "model": 6, "tables": 6,
     "embeddings": 7, "chunking": 7, "rowchoice": 7, "fields": 7, "indexstore": 7,
     "retrieval": 8, "structured": 8, "adaptation": 8,
     "lexical": 9, "dense": 9,

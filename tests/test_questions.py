@@ -287,6 +287,25 @@ def test_each_referenced_report_is_read_once(tmp_path, archive_folder, monkeypat
     assert calls == Counter({R[38]: 1, R[39]: 1})
 
 
+def test_reports_already_read_are_not_read_again(tmp_path, archive_folder, by_name, monkeypatch):
+    def refuse(path):
+        raise AssertionError(f"read {path} again")
+
+    monkeypatch.setattr(questions_mod, "read_report", refuse)
+    monkeypatch.setattr(questions_mod, "_TEXT_CACHE", {})
+    archive = list(by_name.values())
+    qs = [question("Q1"), question("Q2", evidence="Pipe free"), question("Q3", report=R[39], evidence=LINE_39)]
+    path = write_set(tmp_path, qs, name="ok.yaml")
+    loaded = load_questions(path, archive_folder=archive_folder, reports=archive)
+    assert [q.id for q in loaded] == ["Q1", "Q2", "Q3"] and loaded.evidence_checked
+    shipped = load_questions("archive", reports=archive)  # every quotation checked against the read reports
+    assert len(shipped) == len(load_questions("archive", check_evidence=False))
+    # still checked: a line of report 38 attributed to report 39 is refused
+    bad = write_set(tmp_path, [question("Q1", report=R[39], evidence=LINE_38)])
+    with pytest.raises(QuestionSetError, match="not in the report's text"):
+        load_questions(bad, archive_folder=archive_folder, reports=archive)
+
+
 # --- each validation error -----------------------------------------------------------------------
 
 

@@ -1,10 +1,5 @@
 """Typed numeric fields of a daily drilling report: numbers with units, never a silent 0.
 
-Why one module: the field table (names, labels, expected units), the readers
-of the header and of the mud, bits, pumps and BHA tables, and the checks
-across days all serve one concept, a report's typed numbers; the readers are
-the part that could move to a module of their own if a second template is added.
-
 A :class:`ddrsearch.report.Report` keeps its header as printed strings
 (``MD/TVD: 6507``, ``24 HR FTG: 147``). The WellEz page also prints numbers
 outside the header: the MUD table (mud weight, viscosities), DRILL BITS (bit
@@ -30,10 +25,10 @@ depths and lengths, ppg for mud weight and ECD, psi for pressure, gpm for flow,
 klbf (thousands of pounds) for hook loads and WOB, ft-lbf for torque as
 printed, hours, degrees.
 
-The tables are read from word positions (PyMuPDF ``get_text("words")``) on the
-report's PDF (``report.path``), because blank cells vanish from the page text:
-each value word goes to the column whose heading it overlaps, or the nearest.
-Nothing here changes :mod:`ddrsearch.report`.
+The tables' cells are read by :mod:`ddrsearch.tables` from the word positions
+the report kept when it was read (its PDF is not opened again); this module
+turns them into typed values. ``read_tables``, ``TABLE_COLUMNS`` and
+``BHA_LABELS`` are re-exported here.
 """
 
 from __future__ import annotations
@@ -42,11 +37,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .pdf import group_lines, join_words, open_pdf, page_words
 from .report import Report
+from .tables import BHA_LABELS, TABLE_COLUMNS, read_tables
 
 __all__ = [
+    "BHA_LABELS",
     "FIELDS",
+    "TABLE_COLUMNS",
     "FieldSpec",
     "TypedValue",
     "archive_fields",
@@ -150,26 +147,6 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("azimuth_deg", "SURVEY DATA", "AZIMUTH", "deg", 0, 360, description="deepest survey's azimuth"),
 )
 
-#: Column headings of each table, as printed, left to right (a multi-word heading is one column).
-TABLE_COLUMNS = {
-    "MUD": ("TIME", "MW", "FV", "WL", "PH", "CAKE", "GELS (10s/10m/30m)", "PV", "YP", "CL", "K", "Pf", "Mf",
-            "Ca", "OIL", "LGS", "HTHP"),
-    "DRILL BITS": ("NO.", "SIZE", "MANUFACTURER", "TYPE", "SER NO.", "JETS", "TFA", "RE-RUN", "IN", "OUT", "FEET",
-                   "HRS", "WOB", "RPM", "ROP"),
-    "PUMPS": ("PUMP", "MAKE", "MODEL", "LINER", "STK", "SPM", "PSI", "GPM", "GPS", "EFF %", "ECD", "AV DP", "AV DC",
-              "BIT HHP", "PUMP HHP"),
-    # COORDINATES is a heading over N/S and E/W, not a column of its own.
-    "SURVEY DATA": ("MD", "INCLINATION", "AZIMUTH", "TVD", "N/S", "E/W", "V. SECTION", "DLS"),
-}
-
-#: Lines that end a table (section titles and the bit dull-grade line).
-_STOPS = ("BOP", "CASING", "MUD", "DRILL BITS", "PUMPS", "BHA", "SURVEY DATA", "CONSUMABLES", "TIME BREAKDOWN")
-
-#: ``LABEL: value`` labels of the BHA summary lines.
-BHA_LABELS = ("DESCRIPTION", "LENGTH", "BHA WT. AIR", "BHA WT. MUD", "HRS. ON JARS", "ROT. WT.", "P.U. WT.",
-              "S.O. WT.", "TORQUE")
-_BHA_RE = re.compile(r"(?<![A-Z.])(" + "|".join(re.escape(label) for label in BHA_LABELS) + r"):")
-
 #: Unit spellings accepted for each expected unit (lower case). Any other unit printed is a mismatch.
 UNIT_ALIASES = {
     "ft": {"ft", "'", "feet", "ft."},
@@ -232,95 +209,6 @@ def parse_quantity(raw: str, unit: str, *, name: str = "", low: float | None = N
         else:
             flags.append(f"{value:g} is outside the plausible range {low:g}-{high:g} {unit}; check the unit")
     return TypedValue(name, value, unit, raw, flag="; ".join(flags))
-
-
-# --- reading the tables from word positions ---------------------------------------------------
-
-def _heading_spans(line, columns: Sequence[str]):
-    """Match the column headings in a heading line: a list of (column, x0, x1), or None if they do not all match."""
-    words = [w for w in line]
-    spans, i = [], 0
-    for col in columns:
-        parts = col.split()
-        while i < len(words) and words[i][4] != parts[0]:
-            i += 1
-        if i + len(parts) > len(words) or [w[4] for w in words[i:i + len(parts)]] != parts:
-            return None
-        spans.append((col, words[i][0], words[i + len(parts) - 1][2]))
-        i += len(parts)
-    return spans
-
-
-def _column_of(word, spans) -> str:
-    cx0, cx1 = word[0], word[2]
-
-    def distance(span):
-        _, x0, x1 = span
-        if cx1 < x0:
-            return x0 - cx1
-        if cx0 > x1:
-            return cx0 - x1
-        return -min(cx1, x1) + max(cx0, x0)  # overlap: the larger, the better
-
-    return min(spans, key=distance)[0]
-
-
-def read_tables(report: Report) -> dict[str, list[dict[str, str]]]:
-    """Read the MUD, DRILL BITS, PUMPS and SURVEY DATA tables of a report.
-
-    Args:
-        report: a report read by :func:`ddrsearch.report.read_report`
-            (its ``path`` is opened again for word positions).
-
-    Returns:
-        Table title -> rows in printed order, each row a dict column ->
-        cell text (``""`` for a blank cell); a table the page does not have
-        is absent (the completion report has none); ``"bha"`` -> one dict of
-        the BHA summary's ``LABEL: value`` pairs.
-
-    Raises:
-        ReportError: the PDF cannot be opened (see :func:`ddrsearch.report.open_pdf`).
-    """
-    out: dict[str, list[dict[str, str]]] = {}
-    bha: dict[str, str] = {}
-    doc = open_pdf(report.path)
-    try:
-        for page in doc:
-            lines = group_lines(page_words(page))
-            texts = [join_words(line) for line in lines]
-            in_bha = False
-            for k, text in enumerate(texts):
-                if text in _STOPS:
-                    in_bha = text == "BHA"
-                if text in TABLE_COLUMNS and k + 1 < len(lines) and text not in out:
-                    spans = _heading_spans(lines[k + 1], TABLE_COLUMNS[text])
-                    if spans is None:
-                        continue
-                    rows: list[dict[str, str]] = []
-                    for line, line_text in zip(lines[k + 2:], texts[k + 2:]):
-                        if line_text.strip() in _STOPS or line_text.startswith(("BIT NO.", "TIME BREAKDOWN")):
-                            break
-                        cells: dict[str, list[str]] = {c: [] for c, _, _ in spans}
-                        for w in line:
-                            cells[_column_of(w, spans)].append(w[4])
-                        row = {c: " ".join(v) for c, v in cells.items()}
-                        if rows and not row[spans[0][0]]:  # a wrapped line continues the row above
-                            for c, v in row.items():
-                                if v:
-                                    rows[-1][c] = (rows[-1][c] + " " + v).strip()
-                            continue
-                        rows.append(row)
-                    out[text] = rows
-                if in_bha:
-                    matches = list(_BHA_RE.finditer(text))
-                    for i, m in enumerate(matches):
-                        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-                        bha.setdefault(m.group(1), text[m.end():end].strip())
-    finally:
-        doc.close()
-    if bha:
-        out["bha"] = [bha]
-    return out
 
 
 # --- one report's typed fields ---------------------------------------------------------------------

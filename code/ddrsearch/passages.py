@@ -11,7 +11,7 @@ operation row (``D038-r08``), the id every citation uses.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -20,7 +20,8 @@ from .errors import CitationError
 from .layout import OperationRow
 from .report import Report
 
-__all__ = ["Hit", "Passage", "page_lines", "report_lines", "short_name", "whole_report_passages"]
+__all__ = ["Hit", "Passage", "excerpt", "matched_words", "page_lines", "report_lines", "short_name",
+           "whole_report_passages"]
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,33 @@ def page_lines(report: Report) -> list[Passage]:
     return out
 
 
+def matched_words(text: str, terms: Iterable[str], tokenize: Callable[[str], Iterable[str]] | None = None
+                  ) -> list[tuple[int, int, frozenset[str]]]:
+    """Each word of ``text`` (a run of non-space characters) with the search terms it holds.
+
+    The one rule by which the package marks the matched words of a row: a
+    word holds a term when ``tokenize(word)`` yields it (``6,360'`` holds
+    ``6360``; ``TIH`` holds ``trip`` and ``hole`` with an expanding
+    tokenizer). :func:`excerpt` picks its window with it and the web app
+    highlights with it (:meth:`ddrsearch.session.SearchSession.marks`).
+
+    Args:
+        text: the row's or passage's text, as printed.
+        terms: the search terms, as ``tokenize`` writes them.
+        tokenize: word -> terms; default :func:`ddrsearch.tokenizer.tokenize`
+            (no expansion); pass a retriever's own (e.g. ``bm25.tokenize``,
+            which may expand and stem) to match as it matched.
+
+    Returns:
+        ``(start, end, terms held)`` for every word, in order; character
+        offsets into ``text``; ``terms held`` is empty for a word that
+        matched nothing.
+    """
+    if tokenize is None:
+        from .tokenizer import tokenize
+    wanted = set(terms)
+    return [(m.start(), m.end(), frozenset(tokenize(m.group())) & wanted) for m in re.finditer(r"\S+", text)]
+
 
 def excerpt(text: str, query: str | Iterable[str] | Mapping[str, float], width: int = 60, *,
             expand: bool = False, stem: bool = False) -> str:
@@ -252,8 +280,7 @@ def excerpt(text: str, query: str | Iterable[str] | Mapping[str, float], width: 
     if isinstance(query, str):
         query = tokenize(query, expand=expand, stem=stem)
     weights = dict(query) if isinstance(query, Mapping) else dict.fromkeys(query, 1.0)
-    words = [(m.start(), m.end(), set(tokenize(m.group(), expand=expand, stem=stem)) & set(weights))
-             for m in re.finditer(r"\S+", text)]
+    words = matched_words(text, weights, lambda word: tokenize(word, expand=expand, stem=stem))
     room = width - 2  # the two ellipses
     candidates = {0}
     for start, end, hit in words:

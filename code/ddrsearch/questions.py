@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ from .judgements import (
     Question,
     QuestionSet,
 )
-from .report import read_report
+from .report import Report, read_report
 from .text import normalize
 from .trec import write_qrels as _write_trec_qrels
 
@@ -163,6 +163,7 @@ def load_questions(
     check_evidence: bool = True,
     archive_folder: str | os.PathLike | None = None,
     manifest: str | os.PathLike | None = None,
+    reports: Iterable[Report] | None = None,
 ) -> QuestionSet:
     """Load and validate a question-set YAML file.
 
@@ -175,6 +176,10 @@ def load_questions(
         archive_folder: folder of the report PDFs; default
             :func:`ddrsearch.data.archive_dir`.
         manifest: manifest CSV; default :func:`ddrsearch.data.manifest_path`.
+        reports: reports already read (e.g. by :func:`ddrsearch.report.load_archive`);
+            the evidence of a report among them (matched by file name) is
+            checked against its text, without reading its PDF again. Other
+            reports are read from ``archive_folder``.
 
     Returns:
         The :class:`QuestionSet`.
@@ -224,7 +229,7 @@ def load_questions(
             questions.append(q)
 
     if check_evidence and to_check:
-        _check_evidence(path, to_check, archive_folder, problems)
+        _check_evidence(path, to_check, archive_folder, problems, reports)
 
     if problems:
         raise QuestionSetError(path, problems.messages())
@@ -382,11 +387,13 @@ def _check_judgement(label, key, jraw, corpus, entries, seen_reports, problems: 
     return Judgement(report=report, grade=int(grade), evidence=evidence)
 
 
-def _check_evidence(path: Path, to_check, archive_folder, problems: _Problems) -> None:
-    """Add a problem for each evidence quotation that is not in its report's text."""
+def _check_evidence(path: Path, to_check, archive_folder, problems: _Problems,
+                    reports: Iterable[Report] | None = None) -> None:
+    """Add a problem for each evidence quotation that is not in its report's text (``reports``: already read)."""
     folder = Path(archive_folder) if archive_folder is not None else archive_dir()
     names = sorted({j.report for _, _, j in to_check})
-    missing = [n for n in names if not (folder / n).is_file()]
+    read = {r.file_name: r for r in reports or ()}
+    missing = [n for n in names if n not in read and not (folder / n).is_file()]
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         also = ""
@@ -400,6 +407,9 @@ def _check_evidence(path: Path, to_check, archive_folder, problems: _Problems) -
         )
     texts: dict[str, str] = {}
     for n in names:
+        if n in read:
+            texts[n] = normalize_text(read[n].text)
+            continue
         try:
             texts[n] = _report_text(folder / n)
         except ReportError as exc:

@@ -46,7 +46,7 @@ from .layout import (
     parse_time_table,
     squash,
 )
-from .pdf import folder_pdfs, group_lines, join_words, open_pdf, page_words
+from .pdf import Word, folder_pdfs, group_lines, join_words, open_pdf, page_words
 
 if TYPE_CHECKING:
     from .ocr import QualityGate
@@ -82,6 +82,11 @@ class Report:
         ocr_engine: the OCR engine used (``""`` when none was).
         review: OCR'd pages that failed the quality gate, with the reasons;
             their text is left out of ``pages`` (so out of any index).
+        words: each PDF page's text-layer words (:func:`ddrsearch.pdf.page_words`,
+            empty for a scanned page), kept from the one time the PDF was
+            opened so that readers of other parts of the form
+            (:func:`ddrsearch.tables.read_tables`) need not open it again;
+            ``[]`` for a report built otherwise (they then open ``path``).
     """
 
     path: Path
@@ -98,6 +103,7 @@ class Report:
     ocr_pages: tuple[int, ...] = ()
     ocr_engine: str = ""
     review: list[str] = field(default_factory=list)
+    words: list[list[Word]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def text(self) -> str:
@@ -234,6 +240,7 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
     path = Path(path)
     doc = open_pdf(path, require_text=ocr is None)
     pages: list[str] = []
+    layer_words: list[list[Word]] = []  # each page's text-layer words, before any OCR
     ocr_pages: list[int] = []
     review: list[str] = []
     engine = ""
@@ -250,6 +257,7 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
             # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
             text = page.get_text("text").replace("\x00", " ")
             words = page_words(page)
+            layer_words.append(words)
             if not text.strip() and ocr is None:
                 notes.append(f"page {pno} has no text layer (scanned?); read it with ocr='auto'")
             elif not text.strip():
@@ -394,7 +402,7 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
     return Report(
         path=path, file_name=path.name, well=well, phase=phase, report_number=number, report_date=date,
         header=header, pages=pages, operations=rows, total_hours_printed=total, notes=notes,
-        ocr_pages=tuple(ocr_pages), ocr_engine=engine if ocr_pages else "", review=review,
+        ocr_pages=tuple(ocr_pages), ocr_engine=engine if ocr_pages else "", review=review, words=layer_words,
     )
 
 

@@ -46,7 +46,7 @@ from .data import corpus_paths
 from .errors import DataNotFoundError, QueryError
 from .explain import Explanation, LegRow, explain_ranking
 from .hybrid import HybridRetriever
-from .passages import row_id, short_name
+from .passages import matched_words, row_id, short_name
 from .pipeline import build_retriever
 from .report import Report, load_archive, read_reports
 from .retrieval import check_query
@@ -275,8 +275,8 @@ class SearchSession:
 
     def marks(self, text: str, terms: set[str]) -> tuple[str, ...]:
         """The words of ``text`` (as printed) that BM25's tokenizer turns into one of ``terms``."""
-        tok = self.retriever.bm25.tokenize
-        return tuple(dict.fromkeys(m.group(0) for m in re.finditer(r"\S+", text) if terms & set(tok(m.group(0)))))
+        words = matched_words(text, terms, self.retriever.bm25.tokenize)
+        return tuple(dict.fromkeys(text[start:end] for start, end, held in words if held))
 
     def search(self, question: str, method: str = "pipeline", k: int = 5) -> list[ResultRow]:
         """The ``k`` best reports for ``question`` by ``method``, each with its best passage and three signals.
