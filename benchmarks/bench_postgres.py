@@ -64,6 +64,9 @@ class _SharedVectors:
     def encode_uncached(self, texts):
         return self.inner.encode_uncached(texts)
 
+    def encode_query(self, query):
+        return self.inner.encode_query(query)
+
 
 def _scaled_chunks(scale: int):
     from ddrsearch.chunking import chunk_reports
