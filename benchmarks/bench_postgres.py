@@ -44,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import benchmark_queries, clear_query_cache, in_child, peak_rss_mb, query_latency
 from bench_retrievers import _scaled
 
+from ddrsearch.vectorindex import recall_with_ties
+
 MEMORY_BUDGET_GB = 24
 
 
@@ -139,9 +141,8 @@ def _pg(scale: int, n_queries: int, url: str, keep: bool, queue) -> None:
             truth = exact._dense(vec, 10)
         with approx.conn.transaction():
             found = approx._dense(vec, 10)
-        # tie-aware: the copies share their vectors, so the exact top 10 is one of many equally good lists;
-        # a found passage counts when it scores at least the exact 10th score
-        recall.append(sum(x[2] >= truth[-1][2] - 1e-6 for x in found) / len(truth))
+        # tie-aware: the copies share their vectors, so the exact top 10 is one of many equally good lists
+        recall.append(recall_with_ties([x[2] for x in found], [x[2] for x in truth]))
     row["hnsw_recall_at_10"] = statistics.mean(recall)
     p = r.tables["passages"]
     sizes = r.conn.execute(f"SELECT pg_total_relation_size('{p}'), pg_relation_size('{p}_hnsw'), "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FaissFlatIndex", "FaissHNSWIndex", "NumpyIndex", "make_index"]
+__all__ = ["FaissFlatIndex", "FaissHNSWIndex", "NumpyIndex", "make_index", "recall_with_ties"]
 
 
 def _as_matrix(x: np.ndarray, name: str) -> np.ndarray:
@@ -136,3 +136,29 @@ def make_index(kind: str, vectors: np.ndarray, **options):
     if kind not in kinds:
         raise ValueError(f"Unknown index kind {kind!r}; choose one of {', '.join(kinds)}.")
     return kinds[kind](vectors, **options)
+
+
+def recall_with_ties(found_scores, exact_scores, tol: float = 1e-6) -> float:
+    """Recall of an approximate top k against the exact top k, counting ties as hits.
+
+    Args:
+        found_scores: similarity scores (higher is better, e.g. cosine) of the
+            passages the approximate index returned for one query, length <= k.
+        exact_scores: scores of the exact top k for the same query, length k >= 1.
+        tol: scores closer than this count as equal (float rounding).
+
+    Returns:
+        The share in [0, 1] of the exact top k matched: a returned passage
+        counts when it scores at least the exact k-th score minus ``tol``, so
+        a passage tied with one of the exact list (a copy of it sharing its
+        vector) is a hit, not a miss as with passage ids. At most ``k`` count.
+
+    Raises:
+        ValueError: ``exact_scores`` is empty.
+    """
+    exact = [float(s) for s in exact_scores]
+    if not exact:
+        raise ValueError("recall_with_ties: the exact top k is empty; ask for k >= 1 on a non-empty index")
+    kth = min(exact)
+    hits = sum(float(s) >= kth - tol for s in found_scores)
+    return min(hits, len(exact)) / len(exact)
