@@ -108,6 +108,20 @@ def test_unanswerable_question_prints_not_found(archive_folder, capsys):
 
 @pytest.mark.data
 @pytest.mark.model
+def test_last_trip_out_is_found_beyond_the_best_five_rows(answerer, archive):
+    # a new reader's question: the five best rows were trips out nine days before the last one
+    card = answerer.ask("when did we last trip out?")
+    trips_out = [r for r in archive for o in r.operations if o.operations.lower().startswith("trip out of hole")]
+    latest = max(trips_out, key=lambda r: r.report_date)
+    assert card.found and card.order == "latest"
+    assert card.top.date == latest.report_date, (card.top.label, latest.file_name)
+    assert all(r.support >= answerer.threshold for r in card.rows)
+    # the five best rows alone decide whether it is answered: an unanswerable one stays refused
+    assert not answerer.ask("when did we last have a kick?").found
+
+
+@pytest.mark.data
+@pytest.mark.model
 def test_first_orders_earliest_and_a_gap_day_has_no_report(answerer):
     card = answerer.ask("when did we first run casing?", k=10)
     dates = [r.date for label, rows in card.groups() for r in rows[:1]]
