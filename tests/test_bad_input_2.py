@@ -7,13 +7,15 @@ time in a temporary folder.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 
 import pytest
 
-from ddrsearch.errors import DataNotFoundError, FolderWarning, ReportError
+from ddrsearch.cli import main
+from ddrsearch.errors import DataNotFoundError, FolderWarning, ReportError, SearchIndexError
 from ddrsearch.report import load_archive, read_report
 
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
@@ -42,3 +44,62 @@ def test_a_file_name_that_is_not_utf8_is_not_called_damaged(tmp_path, archive_fo
     with pytest.raises(ReportError, match="its name is not valid UTF-8.*Rename the file") as exc:
         read_report(os.fsdecode(name))
     assert "Fetch or copy" not in str(exc.value)
+
+
+# --- a damaged index on disk ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built_index(tmp_path_factory, archive_folder):
+    """An index of reports 38 and 39 (built once), and the folder of the two PDFs."""
+    root = tmp_path_factory.mktemp("ix")
+    one = root / "one"
+    one.mkdir()
+    for name in (REPORT_38, REPORT_39):
+        shutil.copy(archive_folder / name, one)
+    assert main(["index", "build", "--dir", str(one), "--index", str(root / "ix")]) == 0
+    return root / "ix", one
+
+
+def _damaged_copy(built_index, tmp_path, damage):
+    index, _ = built_index
+    copy = tmp_path / "ix"
+    shutil.copytree(index, copy)
+    gen = copy / (copy / "CURRENT").read_text().strip()
+    damage(gen)
+    return copy
+
+
+DAMAGES = {
+    "vectors truncated": lambda g: os.truncate(g / "vectors.npy", 1000),
+    "passages not JSON": lambda g: (g / "passages.json").write_text("{bad"),
+    "passages empty": lambda g: (g / "passages.json").write_text("[]"),
+    "bm25 file missing": lambda g: (g / "bm25" / "vocab.index.json").unlink(),
+}
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_damaged_index_file_is_named_and_the_search_goes_on(built_index, tmp_path, capsys, damage):
+    from ddrsearch.index import open_index
+
+    copy = _damaged_copy(built_index, tmp_path, DAMAGES[damage])
+    # before: numpy's, json's or bm25s's own message ("Failed to read all data for array", "Expecting
+    # property name", "[Errno 2] ...", "call index() before searching") and exit 1
+    with pytest.raises(SearchIndexError, match=rf"The index {copy} is damaged \(.*rebuild it"):
+        open_index(copy)
+    _, one = built_index
+    assert main(["search", "stuck pipe", "--dir", str(one), "--index", str(copy), "-k", "1"]) == 0
+    out = capsys.readouterr()
+    assert "note: not using the index: The index" in out.err and "D038" in out.out
+
+
+@pytest.mark.parametrize("header", [[], {"format": 1}, "text"])
+def test_an_index_header_that_is_not_a_header_is_no_traceback(built_index, tmp_path, capsys, header):
+    copy = _damaged_copy(built_index, tmp_path, lambda g: (g / "header.json").write_text(json.dumps(header)))
+    # before: AttributeError: 'list' object has no attribute 'get' (a raw traceback), or KeyError 'settings'
+    assert main(["index", "status", "--index", str(copy)]) == 1
+    assert "header.json is not an index header" in capsys.readouterr().err
+    from ddrsearch.indexstore import current_generation
+
+    with pytest.raises(SearchIndexError, match="is damaged"):
+        current_generation(copy)
