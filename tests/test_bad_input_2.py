@@ -103,3 +103,22 @@ def test_an_index_header_that_is_not_a_header_is_no_traceback(built_index, tmp_p
 
     with pytest.raises(SearchIndexError, match="is damaged"):
         current_generation(copy)
+
+
+# --- eval with a question of stop words only --------------------------------------------------
+
+def test_eval_scores_a_stop_word_question_zero_instead_of_stopping(archive_folder, tmp_path, capsys):
+    import yaml
+
+    from ddrsearch.questions import question_set_path
+
+    data = yaml.safe_load(question_set_path("starter").read_text(encoding="utf-8"))
+    data["questions"][0]["question"] = "the of ?"  # accepted by load_questions
+    qfile = tmp_path / "stop.yaml"
+    qfile.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    # before: "ddrsearch eval: The query 'the of ?' has no searchable words" and no table at all
+    # (evidence_agreement searched it again without the care evaluate_retriever takes)
+    assert main(["eval", str(qfile), "--methods", "bm25"]) == 0
+    out = capsys.readouterr().out
+    assert "note: bm25 had no searchable words in question(s) S01; they score zero." in out
+    assert "recall@5" in out
