@@ -122,3 +122,21 @@ def test_eval_scores_a_stop_word_question_zero_instead_of_stopping(archive_folde
     out = capsys.readouterr().out
     assert "note: bm25 had no searchable words in question(s) S01; they score zero." in out
     assert "recall@5" in out
+
+
+def test_eval_out_below_a_file_is_refused_before_the_evaluation_runs(tmp_path, capsys, monkeypatch):
+    import ddrsearch.questions
+
+    afile = tmp_path / "results"
+    afile.write_text("")
+
+    def never(*args, **kwargs):
+        raise AssertionError("the evaluation ran before --out was checked")
+
+    monkeypatch.setattr(ddrsearch.questions, "load_questions", never)
+    # before: the whole evaluation ran, then "ddrsearch eval: [Errno 17] File exists: '.../results'"
+    # and the per-question CSV was never written
+    assert main(["eval", "starter", "--methods", "bm25", "--out", str(afile / "run.csv")]) == 1
+    err = capsys.readouterr().err
+    assert f"--out {afile / 'run.csv'} cannot be written: {afile} is a file, not a folder" in err
+    assert "Errno" not in err
