@@ -140,3 +140,22 @@ def test_eval_out_below_a_file_is_refused_before_the_evaluation_runs(tmp_path, c
     err = capsys.readouterr().err
     assert f"--out {afile / 'run.csv'} cannot be written: {afile} is a file, not a folder" in err
     assert "Errno" not in err
+
+
+# --- a TIME BREAKDOWN row whose FROM time cannot be read ------------------------------------
+
+def test_a_first_row_with_an_unreadable_from_time_is_noted_not_lost(tmp_path, archive_folder):
+    import pymupdf
+
+    doc = pymupdf.open(archive_folder / REPORT_38)
+    page = doc[0]
+    first_from = page.search_for("06:00")[0]  # the first row's FROM; "06:00" is the first match on the page
+    page.add_redact_annot(first_from)
+    page.apply_redactions()
+    page.insert_text((first_from.x0, first_from.y1 - 1.5), "25:99", fontsize=7)
+    doc.save(tmp_path / REPORT_38)
+    r = read_report(tmp_path / REPORT_38)
+    # before: the row (PJSM ... Rig up Schlumberger run the UBI log) vanished; only the hours sum hinted at it
+    assert not any("Schlumberger" in o.operations for o in r.operations)
+    assert any("text before the first row with a HH:MM FROM time is not read" in n and "Schlumberger" in n
+               for n in r.notes)
