@@ -159,3 +159,15 @@ def test_a_first_row_with_an_unreadable_from_time_is_noted_not_lost(tmp_path, ar
     assert not any("Schlumberger" in o.operations for o in r.operations)
     assert any("text before the first row with a HH:MM FROM time is not read" in n and "Schlumberger" in n
                for n in r.notes)
+
+
+# --- settings --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["DDRSEARCH_ARCHIVE_DIR", "DDRSEARCH_INDEX_DIR"])
+def test_a_setting_with_an_unknown_home_folder_names_the_variable(monkeypatch, capsys, name):
+    monkeypatch.setenv(name, "~nosuchuser-ddrsearch/reports")
+    # before: "ddrsearch search: Could not determine home directory." (neither variable nor value)
+    assert main(["search", "stuck", "--method", "bm25", "--no-index"] if name.endswith("ARCHIVE_DIR")
+                else ["index", "status"]) == 1
+    err = capsys.readouterr().err
+    assert f"{name}='~nosuchuser-ddrsearch/reports'" in err and "without '~'" in err
