@@ -212,6 +212,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if unknown:
         print(f"ddrsearch eval: unknown method(s) {unknown}; choose from {', '.join(METHODS)}", file=sys.stderr)
         return 2
+    if args.out:  # checked before the evaluation runs, which can take minutes, not after it
+        out = Path(args.out)
+        blocker = next((f for f in out.parents if f.exists() and not f.is_dir()), None)
+        if out.is_dir() or blocker is not None:
+            what = f"--out {out} is a folder; give a CSV file name" if out.is_dir() else \
+                f"--out {out} cannot be written: {blocker} is a file, not a folder; give another path"
+            print(f"ddrsearch eval: {what}", file=sys.stderr)
+            return 1
     questions = load_questions(args.questions)
     if args.split != "all":
         questions = questions.split(args.split)
@@ -250,10 +258,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     for m, ids in skipped.items():
         print(f"note: {m} had no searchable words in question(s) {', '.join(ids)}; they score zero.")
     if args.out:
-        out = Path(args.out)
-        if out.is_dir():
-            print(f"ddrsearch eval: --out {out} is a folder; give a CSV file name", file=sys.stderr)
-            return 1
         out.parent.mkdir(parents=True, exist_ok=True)
         per_question = pd.concat({m: df for m, df in results.items()}, names=["method", "id"])
         per_question.to_csv(out)

@@ -12,6 +12,12 @@ class DDRSearchError(Exception):
     """Base class of every error ddrsearch raises on purpose."""
 
 
+# --- settings --------------------------------------------------------------------
+
+class SettingError(DDRSearchError, ValueError):
+    """A ``DDRSEARCH_*`` variable has a value that cannot be used; the message names the variable and the value."""
+
+
 # --- data: manifest, archive folder, fetching ---------------------------------
 
 class DataNotFoundError(DDRSearchError, FileNotFoundError):

@@ -47,7 +47,7 @@ from .embeddings import Embedder
 from .errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
 from .glossary import glossary_path
 from .hybrid import HybridRetriever
-from .indexstore import Generation, current_generation, write_generation
+from .indexstore import Generation, current_generation, damaged, write_generation
 from .lexical import BM25Retriever
 from .model import resolve_model
 from .passages import Hit, short_name
@@ -410,10 +410,16 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
     passages = generation.passages()
     bm25s = import_quietly("bm25s")
     bm25 = BM25Retriever(**opts["bm25"])
-    bm25._bm25 = bm25s.BM25.load(generation.bm25_dir, allow_pickle=False, show_progress=False, mmap=False)
+    try:
+        bm25._bm25 = bm25s.BM25.load(generation.bm25_dir, allow_pickle=False, show_progress=False, mmap=False)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise damaged(Path(index_dir), generation.bm25_dir, exc) from None
     bm25._vocab = set(bm25._bm25.vocab_dict)
     dense = DenseRetriever(embedder=embedder or Embedder(), **opts["dense"])
     dense.matrix = generation.vectors()
+    if not passages or len(passages) != len(dense.matrix):
+        raise damaged(Path(index_dir), generation.folder / "passages.json",
+                      f"{len(passages)} passages but {len(dense.matrix)} vectors")
     cls = METHODS[METHOD]  # the pipeline's class today; the header's settings are its constructor options
     if cls.__name__ != opts.get("class", cls.__name__):
         raise StaleIndexError(f"The index {index_dir} holds a {opts['class']} pipeline, the default is now "

@@ -35,7 +35,7 @@ import numpy as np
 from .errors import SearchIndexError
 from .passages import Passage
 
-__all__ = ["FORMAT", "Generation", "current_generation", "read_passages", "write_generation"]
+__all__ = ["FORMAT", "Generation", "current_generation", "damaged", "read_passages", "write_generation"]
 
 #: Version of the on-disk layout; a different number is refused on reading.
 FORMAT = 1
@@ -64,16 +64,39 @@ class Generation:
         return self.folder / "bm25"
 
     def vectors(self, mmap: bool = False) -> np.ndarray:
-        """The passage vectors, float32 of shape ``(n passages, dim)`` (memory-mapped if ``mmap``)."""
-        return np.load(self.vectors_path, allow_pickle=False, mmap_mode="r" if mmap else None)
+        """The passage vectors, float32 of shape ``(n passages, dim)`` (memory-mapped if ``mmap``).
+
+        Raises:
+            SearchIndexError: the file is missing or damaged (the message names it and says to rebuild).
+        """
+        try:
+            return np.load(self.vectors_path, allow_pickle=False, mmap_mode="r" if mmap else None)
+        except (OSError, ValueError, EOFError) as exc:
+            raise damaged(self.folder.parent, self.vectors_path, exc) from None
 
     def passages(self) -> list[Passage]:
-        """The passages, in index order (row ``i`` of :meth:`vectors` is passage ``i``)."""
-        return read_passages(self.folder / "passages.json")
+        """The passages, in index order (row ``i`` of :meth:`vectors` is passage ``i``).
+
+        Raises:
+            SearchIndexError: the file is missing or damaged (the message names it and says to rebuild).
+        """
+        path = self.folder / "passages.json"
+        try:
+            return read_passages(path)
+        except SearchIndexError:
+            raise
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise damaged(self.folder.parent, path, exc) from None
 
     def size_bytes(self) -> int:
         """Bytes of every file of this generation."""
         return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
+
+
+def damaged(index_dir: Path, path: Path, exc: object) -> SearchIndexError:
+    """The error for an index file that cannot be read: names the index, the file and the rebuild command."""
+    return SearchIndexError(f"The index {index_dir} is damaged ({path.name}: {exc}); rebuild it with: "
+                            "ddrsearch index build")
 
 
 def _passage_record(p: Passage) -> dict:
@@ -113,6 +136,10 @@ def current_generation(index_dir: str | os.PathLike) -> Generation | None:
             header = json.load(fh)
     except (OSError, ValueError) as exc:
         raise SearchIndexError(f"The index {index_dir} is damaged ({exc}); rebuild it with: ddrsearch index build") from None
+    if not isinstance(header, dict) or not isinstance(header.get("settings"), dict) \
+            or not isinstance(header.get("reports"), list):
+        raise SearchIndexError(f"The index {index_dir} is damaged (header.json is not an index header); "
+                               "rebuild it with: ddrsearch index build")
     if header.get("format") != FORMAT:
         raise SearchIndexError(f"The index {index_dir} has format {header.get('format')}, this version reads {FORMAT}; "
                                "rebuild it with: ddrsearch index build")

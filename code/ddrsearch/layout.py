@@ -398,8 +398,9 @@ def _rows(words: list[Word], bounds, top: float, bottom: float, page_number: int
                 return j
         return 6
 
-    notes: list[str] = []
     anchors = sorted((w for w in body if column(w) == 0 and _TIME_RE.match(w.text)), key=lambda w: w.y0)
+    before = join_words(w for ln in group_lines(w for w in body if anchors and w.y0 < anchors[0].y0 - 1.5) for w in ln)
+    notes = [f"text before the first row with a HH:MM FROM time is not read as a row: {before[:80]!r}"] * bool(before)
     rows: list[OperationRow] = []
     for k, a in enumerate(anchors):
         top = a.y0 - 1.5

@@ -24,6 +24,7 @@ from .errors import (
     FolderWarning,
     NotAPDFError,
     NoTextLayerError,
+    ReportError,
     ReportNotFoundError,
 )
 
@@ -86,6 +87,7 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
     Raises:
         ReportNotFoundError: no file at ``path``.
         NotAPDFError: the file does not start with ``%PDF-``.
+        ReportError: its name is not valid UTF-8 (PyMuPDF cannot open it by that name).
         CorruptPDFError: PyMuPDF cannot open it, had to repair it (a truncated
             or damaged file), or it has no pages.
         EncryptedPDFError: it needs a password.
@@ -107,6 +109,12 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
             "not an HTML error page or a spreadsheet export.",
             path,
         )
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:  # PyMuPDF opens files by a UTF-8 name: it would call this one damaged
+        raise ReportError(
+            f"{path} cannot be opened: its name is not valid UTF-8 (written in another encoding). "
+            "Rename the file (letters, digits, - and _ are safe) and read it again.", path) from None
     import pymupdf  # here, not at the top: importing it costs seconds, and a search over an index reads no PDF
 
     try:
@@ -144,7 +152,8 @@ def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
 
     Only the folder's own files are read, not its subfolders; so that nothing
     is left out silently, a :class:`~ddrsearch.errors.FolderWarning` names
-    every subfolder that holds PDFs and every folder named like a PDF.
+    every subfolder that holds PDFs, every folder named like a PDF and every
+    broken link named like a PDF.
 
     Raises:
         DataNotFoundError: ``folder`` is a file, does not exist, or holds no
@@ -158,6 +167,9 @@ def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
     entries = sorted(folder.iterdir())
     paths = [p for p in entries if p.suffix.lower() == ".pdf" and p.is_file()]
     not_read = [f"{p.name}/ (a folder named like a PDF)" for p in entries if p.suffix.lower() == ".pdf" and p.is_dir()]
+    broken = [f"{p.name} (a link to {os.readlink(p)}, which does not exist)" for p in entries
+              if p.suffix.lower() == ".pdf" and p.is_symlink() and not p.exists()]
+    links = f" Broken link(s), not read: {', '.join(broken)}; fix or remove them." if broken else ""
     for sub in (p for p in entries if p.is_dir() and p.suffix.lower() != ".pdf"):
         n = sum(1 for q in sub.rglob("*") if q.suffix.lower() == ".pdf" and q.is_file())
         if n:
@@ -165,8 +177,10 @@ def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
     if not paths:
         where = f" (only in subfolders: {', '.join(not_read)}; point at the subfolder instead)" if not_read else ""
         raise DataNotFoundError(
-            f"No PDF files in {folder}{where}. For the book's reports, fetch them with: {FETCH_COMMAND}")
+            f"No PDF files in {folder}{where}.{links} For the book's reports, fetch them with: {FETCH_COMMAND}")
     if not_read:
         warnings.warn(f"{folder}: not read (only the folder's own PDF files are): {', '.join(not_read)}. "
-                      "Move the reports you want searched into the folder itself.", FolderWarning, stacklevel=2)
+                      f"Move the reports you want searched into the folder itself.{links}", FolderWarning, stacklevel=2)
+    elif broken:
+        warnings.warn(f"{folder}:{links}", FolderWarning, stacklevel=2)
     return paths

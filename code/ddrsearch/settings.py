@@ -93,9 +93,21 @@ def get(name: str) -> str | None:
 
 
 def get_path(name: str) -> Path | None:
-    """:func:`get`, as a :class:`~pathlib.Path` with ``~`` expanded (``None`` when unset)."""
+    """:func:`get`, as a :class:`~pathlib.Path` with ``~`` expanded (``None`` when unset).
+
+    Raises:
+        SettingError: the value starts with ``~`` but that home folder cannot be found
+            (``~nosuchuser/...``, or no home folder at all).
+    """
     value = get(name)
-    return Path(value).expanduser() if value else None
+    if not value:
+        return None
+    try:
+        return Path(value).expanduser()
+    except RuntimeError as exc:  # "Could not determine home directory.", naming neither variable nor value
+        from .errors import SettingError
+
+        raise SettingError(f"{name}={value!r}: {exc} Give a full path without '~' (or unset {name}).") from None
 
 
 def project_root() -> Path | None:
