@@ -171,3 +171,17 @@ def test_a_setting_with_an_unknown_home_folder_names_the_variable(monkeypatch, c
                 else ["index", "status"]) == 1
     err = capsys.readouterr().err
     assert f"{name}='~nosuchuser-ddrsearch/reports'" in err and "without '~'" in err
+
+
+def test_python_dash_m_runs_the_command_line():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code_dir = Path(__file__).resolve().parents[1] / "code"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(code_dir), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "ddrsearch", "--help"], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "search" in done.stdout and "ask" in done.stdout

@@ -7,6 +7,11 @@ and a stable row id such as ``D038-r08`` (drilling report 38, row 8, rows
 counted from 0). Nothing is paraphrased, so nothing can be invented
 (chapters/05-answers-with-sources.ipynb).
 
+Why one module: the card, the evidence and support of a row, the threshold
+calibrated on them and the question's date order are one decision (which
+rows answer, and whether any does); split, each part would need the others'
+constants and the calibration could drift from the rule it calibrates.
+
 How a card is made (:class:`Answerer`):
 
 1. The question words that only say *how* to answer (``when``, ``did``,
