@@ -89,9 +89,13 @@ def test_packers_failed_to_set_shows_report_49_first_with_its_row(sample_page):
     assert "Attempted multiple times to <mark>set</mark> <mark>packers</mark> Pressures" in quotes[0]
     citations = texts(at, "code")
     assert citations[0].startswith("[D049-r05] report 49, 2020-12-07 14:00-19:00, page 1 (" + REPORT_49 + ")")
-    signals = [m for m in texts(at, "markdown") if m.startswith("BM25 score **")]
-    assert len(signals) == 5 and re.fullmatch(r"BM25 score \*\*\d+\.\d\d\*\* · dense cosine \*\*0\.\d{3}\*\* · "
-                                              r"fused score \*\*\d\.\d{3}\*\*", signals[0])
+    signals = [m for m in texts(at, "markdown") if m.startswith("this row: BM25 score **")]
+    assert len(signals) == 5 and re.fullmatch(r"this row: BM25 score \*\*\d+\.\d\d\*\* · dense cosine \*\*0\.\d{3}\*\* · "
+                                              r"fused score \*\*\d\.\d{3}\*\* · report ranked by \*\*\d+\.\d{3}\*\* "
+                                              r"\(its best passage\)", signals[0])
+    # the score each report was ranked by goes down the list (the shown row's own fused score need not)
+    ranked_by = [float(re.search(r"report ranked by \*\*([\d.]+)", m).group(1)) for m in signals]
+    assert ranked_by == sorted(ranked_by, reverse=True)
     rows = [m for m in texts(at, "markdown") if re.match(r"\*\*\d\. ", m) and " · row " in m]
     assert len(at.get("image")) == len(rows) >= 1  # a crop for each hit that is a TIME BREAKDOWN row
     card = [m for m in texts(at, "markdown") if "D049-r05" in m and "evidence" in m]

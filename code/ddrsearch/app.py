@@ -114,8 +114,9 @@ def _show_hit(session: SearchSession, hit, static: bool) -> None:
         st.markdown(f"**{hit.rank}. {hit.label}** · report {hit.report_number} · {hit.date.isoformat()} · "
                     f"{hit.where}" + (f" · page {hit.page}" if hit.page else ""))
         st.markdown(_quote_html(hit), unsafe_allow_html=True)
-        st.markdown(f"BM25 score **{_fmt(hit.bm25, 2)}** · dense cosine **{_fmt(hit.dense)}** · "
-                    f"fused score **{_fmt(hit.fused)}**", help="\n\n".join(SIGNALS.values()))
+        st.markdown(f"this row: BM25 score **{_fmt(hit.bm25, 2)}** · dense cosine **{_fmt(hit.dense)}** · "
+                    f"fused score **{_fmt(hit.fused)}** · report ranked by **{_fmt(hit.rank_score)}** "
+                    "(its best passage)", help="\n\n".join(SIGNALS.values()))
         if hit.row is not None:
             try:
                 png = _crop(session, id(session), hit.report, hit.row, hit.marked_words)

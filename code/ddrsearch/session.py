@@ -124,8 +124,13 @@ class ResultRow:
             in parts is quoted whole), or the passage's text otherwise.
         terms: the question's search terms (as BM25 writes them: expanded, stemmed) found in ``text``.
         marked: the words of ``text``, as printed, that hold one of ``terms`` (highlighted).
-        bm25, dense, fused: the passage's three signals (see :data:`SIGNALS`);
-            ``None`` where the leg did not retrieve it.
+        bm25, dense, fused: the shown passage's three signals (see
+            :data:`SIGNALS`); ``None`` where the leg did not retrieve it.
+        rank_score: the score the report was ranked by (its best passage's
+            fused score, plus any bonus of the pipeline's levers). The shown
+            row is the one that answers the question (``row`` option of the
+            pipeline), not always the best-scored passage, so its ``fused``
+            can be lower than a report ranked below it.
     """
 
     rank: int
@@ -146,6 +151,7 @@ class ResultRow:
     bm25: float | None
     dense: float | None
     fused: float | None
+    rank_score: float | None = None
 
     @property
     def where(self) -> str:
@@ -308,7 +314,7 @@ class SearchSession:
                 row=op.index if op is not None else None, row_id=row_id(report, op) if op is not None else None,
                 start=op.start if op is not None else None, end=op.end if op is not None else None,
                 text=text, terms=tuple(sorted(terms & held)), marked=self.marks(text, terms),
-                bm25=_num(b[i]), dense=_num(v[i]), fused=_num(f[i]),
+                bm25=_num(b[i]), dense=_num(v[i]), fused=_num(f[i]), rank_score=_num(h.score),
             ))
         return out
 
