@@ -109,26 +109,18 @@ def _cmd_preview(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shorten(text: str, width: int, query: str = "") -> str:
-    """Fit ``text`` in ``width`` characters, keeping the first query word it contains in view."""
-    text = " ".join((text or "").split())
-    if len(text) <= width:
-        return text
-    from .tokenizer import tokenize
+def _excerpt_options(retriever) -> dict:
+    """``expand``/``stem`` of ``retriever``'s own tokenizer (its BM25 leg for the hybrid), for :func:`excerpt`.
 
-    low = text.lower()
-    positions = [low.find(t) for t in tokenize(query) if len(t) > 2 and low.find(t) >= 0]
-    at = min(positions) if positions else 0
-    if at + 20 < width:
-        return text[: width - 1] + "…"
-    start = max(0, min(at - width // 3, len(text) - (width - 2)))
-    snippet = text[start: start + width - 2]
-    return "…" + snippet + ("…" if start + width - 2 < len(text) else "")
+    A dense retriever has neither: its line is cut around the query's plain words.
+    """
+    leg = getattr(retriever, "bm25", retriever)
+    return {"expand": bool(getattr(leg, "expand", False)), "stem": bool(getattr(leg, "stem", False))}
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
     from .data import corpus_paths
-    from .passages import short_name
+    from .passages import excerpt, short_name
     from .pipeline import build_retriever
     from .report import load_archive, read_reports
 
@@ -157,6 +149,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         dates = {r["file_name"]: r["report_date"] for r in index.reports}
         numbers = {r["file_name"]: r["short"] for r in index.reports}
         n_reports, source = len(index.reports), f"{source}, index {index.folder}"
+        cut = _excerpt_options(index.retriever)
     else:
         if args.dir is not None:
             reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
@@ -170,6 +163,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         dates = {r.file_name: r.report_date for r in reports}
         numbers = {r.file_name: short_name(r) for r in reports}
         n_reports = len(reports)
+        cut = _excerpt_options(retriever)
         if args.dir is not None:  # your own folder: say what the reader found incomplete
             for r in reports:
                 for note in r.notes:
@@ -182,10 +176,11 @@ def _cmd_search(args: argparse.Namespace) -> int:
     for h in hits:
         where = (f"{h.start}-{h.end or '?'}" if h.start else "") + (" OCR" if h.ocr else "")
         rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
-                     where, _shorten(h.text, args.width, args.query) if h.text else "(no single line holds a query word)"))
+                     where, excerpt(h.text, args.query, args.width, **cut) if h.text else "(no single line holds a query word)"))
     headers = ("rank", "report", "date", "score", "row", "best matching line")
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
-    line = "  ".join(f"{{:<{w}}}" for w in widths)
+    # numbers right-aligned, so that 9.0000 and 14.0000 (keyword counts) line up by their decimal point
+    line = "  ".join(f"{{:{'>' if i in (0, 3) else '<'}{w}}}" for i, w in enumerate(widths))
     print(line.format(*headers))
     print(line.format(*("-" * w for w in widths)))
     for r in rows:

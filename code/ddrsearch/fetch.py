@@ -197,6 +197,9 @@ def fetch_archive(
             raise FetchError(f"Not in the manifest: {unknown}. Use file names from the manifest (ddrsearch.data.manifest_path()).")
         entries = [e for e in entries if e.file_name in set(only)]
 
+    if mirror is not None:
+        _check_mirror(mirror, {e.file_name for e in entries})
+
     report = FetchReport(folder=folder)
     listed = {e.file_name for e in load_manifest()}
     report.unexpected = [p.name for p in list_pdfs(folder) if p.name not in listed]
@@ -241,6 +244,27 @@ def fetch_archive(
     if not report.ok:
         raise FetchError("Fetching the reports did not complete:\n" + report.summary(), report=report)
     return report
+
+
+def _check_mirror(mirror: Path, names: set[str], depth: int = 4) -> None:
+    """Raise :class:`FetchError` when ``mirror`` holds none of ``names``, naming a folder below it that does.
+
+    ``--mirror`` must name the folder that holds the PDFs themselves (e.g.
+    ``.../datasets/forge_archive``); a reader who gives its parent is told
+    which subfolder (searched ``depth`` levels down, in name order) he meant.
+    """
+    if not names or any((mirror / n).is_file() for n in names):
+        return
+    level = [mirror]
+    for _ in range(depth):
+        level = sorted(d for parent in level for d in parent.iterdir() if d.is_dir() and not d.is_symlink())
+        for d in level:
+            if any((d / n).is_file() for n in names):
+                raise FetchError(f"Mirror folder {mirror} holds none of the report PDFs; did you mean {d}? "
+                                 "--mirror names the folder that holds the PDFs themselves.")
+    raise FetchError(f"Mirror folder {mirror} holds none of the report PDFs (nor does any folder {depth} levels "
+                     "below it). --mirror names the folder that holds the PDFs themselves, e.g. "
+                     ".../datasets/forge_archive.")
 
 
 def verify_archive(folder: str | os.PathLike | None = None) -> FetchReport:
