@@ -28,12 +28,10 @@ A :class:`SearchSession` then answers, for one question:
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import math
 import os
 import re
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +41,7 @@ import numpy as np
 
 from .answers import AnswerCard, Answerer
 from .data import corpus_paths
+from .embeddings import QUERY_THREADS, query_threads  # re-exported: the app and tests import them from here
 from .errors import DataNotFoundError, QueryError
 from .explain import Explanation, LegRow, explain_ranking
 from .hybrid import HybridRetriever
@@ -68,26 +67,6 @@ SIGNALS: dict[str, str] = {
     "fused": "fused score: (1 - w) x BM25 leg + w x dense leg, each min-max scaled to 0-1 over both legs' "
              "candidates (0 to 1), plus the structured path's bonus for numeric and date questions",
 }
-
-
-#: Threads PyTorch may use to embed one question (a short text). On a busy 2-core machine
-#: OpenMP's threads wait on each other: 2.0 s a question with 2 threads, 0.1 s with 1.
-QUERY_THREADS = 1
-
-
-@contextlib.contextmanager
-def query_threads(n: int = QUERY_THREADS):
-    """Let PyTorch use ``n`` threads inside the block (its setting before is restored after)."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _num(x: float) -> float | None:
