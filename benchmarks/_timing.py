@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import resource
+import sys
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +29,17 @@ QUERY_SUFFIXES = ("", " on the rig", " during drilling", " report", " in the hol
 
 
 def peak_rss_mb() -> float:
-    """Peak resident set size of this process so far, in MB (Linux ``ru_maxrss`` is in KiB)."""
+    """Peak resident set size of this process so far, in MB.
+
+    Linux: ``VmHWM`` of ``/proc/self/status`` (kB), this process's own high-water
+    mark; ``ru_maxrss`` would keep the peak of the parent that started it (it is
+    preserved across ``execve``). Elsewhere ``ru_maxrss`` (KiB here).
+    """
+    if sys.platform.startswith("linux"):
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
