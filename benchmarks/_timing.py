@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import resource
-import sys
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 
