@@ -5,9 +5,10 @@
 every one off unless asked for, so the chapter can switch them on one at a
 time and measure each on the development questions:
 
-* ``framing`` / ``asker`` / ``reverse``: query rewrites of
+* ``framing`` / ``asker`` / ``reverse`` / ``rig_terms``: query rewrites of
   :mod:`ddrsearch.queries` (drop the question's framing; spell out the
-  asker's shorthand; add the shorthand after plain words). Stemming is a
+  asker's shorthand; add the shorthand after plain words; add the reports'
+  words after the asker's plain ones). Stemming is a
   BM25 option (``bm25_options={"stem": True}``).
 * ``prf``: pseudo-relevance feedback. ``"rm3"`` adds to the BM25 query the
   ``fb_terms`` most weighted terms of its ``fb_docs`` best passages (RM3:
@@ -65,7 +66,7 @@ class TunedHybridRetriever(HybridRetriever):
     """A hybrid retriever with the levers of the module docstring.
 
     Args:
-        framing, asker, reverse: query rewrites (:func:`ddrsearch.queries.rewrite_query`).
+        framing, asker, reverse, rig_terms: query rewrites (:func:`ddrsearch.queries.rewrite_query`).
         prf: ``None``, ``"rm3"``, ``"rocchio"`` or ``"both"``.
         fb_docs, fb_terms, fb_weight: feedback passages, RM3 terms, and the
             weight of the feedback part (0 to 1).
@@ -85,8 +86,8 @@ class TunedHybridRetriever(HybridRetriever):
 
     name = "hybrid"
 
-    def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False, prf: str | None = None,
-                 fb_docs: int = 5, fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
+    def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False,
+                 rig_terms: bool = False, prf: str | None = None, fb_docs: int = 5, fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
                  proximity: float = 0.0, window: int = 8, numbers: bool = False, row: str = "fused",
                  **options):
         super().__init__(**options)
@@ -97,7 +98,7 @@ class TunedHybridRetriever(HybridRetriever):
         if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
             raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
                              f"got {fb_weight}, {structured}, {proximity}, {window}")
-        self.framing, self.asker, self.reverse = framing, asker, reverse
+        self.framing, self.asker, self.reverse, self.rig_terms = framing, asker, reverse, rig_terms
         self.prf, self.fb_docs, self.fb_terms, self.fb_weight = prf, fb_docs, fb_terms, fb_weight
         self.structured, self.row = structured, row
         self.proximity, self.window, self.numbers = proximity, window, numbers
@@ -105,13 +106,14 @@ class TunedHybridRetriever(HybridRetriever):
 
     def rewrite(self, query: str) -> str:
         """The query as both legs read it, after the rewrites switched on."""
-        return rewrite_query(query, framing=self.framing, asker=self.asker, reverse=self.reverse)
+        return rewrite_query(query, framing=self.framing, asker=self.asker, reverse=self.reverse,
+                            rig_terms=self.rig_terms)
 
     def with_weight(self, weight: float, fusion: str | None = None) -> TunedHybridRetriever:
         """A new tuned retriever sharing this one's indexed legs and levers, with another dense weight."""
         other = TunedHybridRetriever(
-            framing=self.framing, asker=self.asker, reverse=self.reverse, prf=self.prf, fb_docs=self.fb_docs,
-            fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
+            framing=self.framing, asker=self.asker, reverse=self.reverse, rig_terms=self.rig_terms,
+            prf=self.prf, fb_docs=self.fb_docs, fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
             proximity=self.proximity, window=self.window, numbers=self.numbers,
             fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
             bm25=self.bm25, dense=self.dense, rollup=self.rollup)
