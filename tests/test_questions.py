@@ -620,3 +620,23 @@ def test_loader_refuses_an_empty_list_on_an_answerable_question(tmp_path, archiv
 def test_loader_refuses_an_unknown_kind(tmp_path, archive_folder):
     problems = problems_of(write_set(tmp_path, [question(kind="date")]), archive_folder=archive_folder)
     assert len(problems) == 1 and "kind 'date'" in problems[0]
+
+
+# --- the fresh held-out set (chapters/12-improving-retrieval.ipynb, "A fresh held-out set") -------
+
+
+def test_fresh_set_is_all_held_out_and_covers_every_style_and_category(archive_folder):
+    fresh = load_questions("fresh")
+    assert question_set_path("fresh") == EVAL / "fresh.yaml"
+    assert len(fresh) == 40 and {q.split for q in fresh} == {"test"}
+    assert len(fresh.split("dev")) == 0  # nothing to tune on
+    assert Counter(q.kind for q in fresh) == {"text": 32, "numeric": 8}
+    assert set(Counter(q.style for q in fresh)) == set(STYLES)
+    assert all(n >= 3 for n in Counter(q.category for q in fresh).values())
+    assert set(q.category for q in fresh) == set(CATEGORIES)
+
+
+def test_fresh_set_shares_no_question_with_the_archive_set_but_the_one_it_names(archive_folder):
+    archive_texts = {normalize_text(q.question) for q in load_questions("archive")}
+    shared = [q.id for q in load_questions("fresh") if normalize_text(q.question) in archive_texts]
+    assert shared == ["F28"]  # named in the file's header: written and judged on its own

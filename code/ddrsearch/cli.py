@@ -343,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
             "category; optionally write CSV."
         ),
     )
-    p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive")
+    p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive, fresh")
     p.add_argument("--methods", default="keyword,bm25,dense,hybrid",
                    help="comma-separated methods (default keyword,bm25,dense,hybrid)")
     p.add_argument("-k", type=int, default=5, help="metric cut-off (default 5)")

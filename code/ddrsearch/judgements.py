@@ -57,7 +57,7 @@ CORPORA = ("sample", "archive")
 GRADES = (1, 2, 3)
 
 #: The question sets shipped in ``datasets/eval/``.
-QUESTION_SETS = ("starter", "archive")
+QUESTION_SETS = ("starter", "archive", "fresh")
 
 
 @dataclass(frozen=True)
