@@ -107,3 +107,26 @@ def test_docstring_examples_of_every_module(name):
     module = importlib.import_module(f"ddrsearch.{name}")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, report=False)
     assert result.failed == 0, f"ddrsearch.{name}: {result.failed} of {result.attempted} examples fail"
+
+
+def test_your_own_table_by_path(tmp_path):
+    from ddrsearch.tuned import TunedHybridRetriever
+
+    path = tmp_path / "my_rig.csv"
+    path.write_text(HEADER + 'hoisting cable | wire rope,drilling line,"our reports say ""drilling line"""\n',
+                    encoding="utf-8")
+    mine = TunedHybridRetriever(rig_terms=path)
+    assert mine.rewrite("wire rope rewound") == "wire rope drilling line rewound"
+    assert mine.rewrite("rig blackout") == "rig blackout"  # only the table given is used
+    assert TunedHybridRetriever(rig_terms=True).rewrite("rig blackout").startswith("rig blackout lost power")
+    assert TunedHybridRetriever().rewrite("rig blackout") == "rig blackout"
+    assert mine.with_weight(0.3).rewrite("wire rope") == "wire rope drilling line"
+
+
+def test_a_bad_rig_terms_value_is_refused(tmp_path):
+    from ddrsearch.tuned import TunedHybridRetriever
+
+    with pytest.raises(ValueError, match="rig_terms must be True, False or the path"):
+        TunedHybridRetriever(rig_terms=1.5)
+    with pytest.raises(GlossaryError, match="Cannot read the rig-terms table"):
+        TunedHybridRetriever(rig_terms=tmp_path / "missing.csv")

@@ -241,10 +241,12 @@ def add_rig_terms(query: str, terms: Sequence[RigTerm] | None = None) -> str:
 
 
 def rewrite_query(query: str, *, framing: bool = False, asker: bool = False, reverse: bool = False,
-                  rig_terms: bool = False) -> str:
+                  rig_terms: bool | Sequence[RigTerm] = False) -> str:
     """Apply the rewrites asked for, in this order: framing, asker shorthand, reverse shorthand, rig terms.
 
-    ``rig_terms=True`` applies :func:`add_rig_terms`. With every option false the
+    ``rig_terms=True`` applies :func:`add_rig_terms` with the shipped table;
+    a sequence of :class:`RigTerm` (from :func:`load_rig_terms`) applies that
+    table instead. With every option false (or an empty table) the
     query is returned unchanged.
     """
     if framing:
@@ -253,6 +255,8 @@ def rewrite_query(query: str, *, framing: bool = False, asker: bool = False, rev
         query = expand_asker_shorthand(query)
     if reverse:
         query = add_shorthand(query)
-    if rig_terms:
+    if rig_terms is True:
         query = add_rig_terms(query)
+    elif rig_terms:
+        query = add_rig_terms(query, rig_terms)
     return query

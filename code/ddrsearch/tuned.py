@@ -46,6 +46,7 @@ ready ``embedder``), the hook for a domain-adapted model.
 
 from __future__ import annotations
 
+import os
 from collections import Counter, defaultdict
 from dataclasses import replace
 
@@ -54,7 +55,7 @@ import numpy as np
 from .errors import QueryError
 from .hybrid import HybridRetriever
 from .passages import Hit
-from .queries import rewrite_query
+from .queries import load_rig_terms, rewrite_query
 from .rowchoice import ROW_RULES, choose_row
 from .structured import StructuredIndex
 from .tokenizer import make_tokenizer
@@ -66,7 +67,9 @@ class TunedHybridRetriever(HybridRetriever):
     """A hybrid retriever with the levers of the module docstring.
 
     Args:
-        framing, asker, reverse, rig_terms: query rewrites (:func:`ddrsearch.queries.rewrite_query`).
+        framing, asker, reverse, rig_terms: query rewrites (:func:`ddrsearch.queries.rewrite_query`);
+            ``rig_terms`` is ``True`` for the shipped table or the path of your own
+            rig-terms CSV (:func:`ddrsearch.queries.load_rig_terms`).
         prf: ``None``, ``"rm3"``, ``"rocchio"`` or ``"both"``.
         fb_docs, fb_terms, fb_weight: feedback passages, RM3 terms, and the
             weight of the feedback part (0 to 1).
@@ -81,13 +84,16 @@ class TunedHybridRetriever(HybridRetriever):
             ``dense_options``, ...).
 
     Raises:
-        ValueError: an unknown ``prf`` or ``row``, or a weight outside its range.
+        ValueError: an unknown ``prf`` or ``row``, a weight outside its range, or a
+            ``rig_terms`` that is neither a bool nor a path.
+        GlossaryError: the rig-terms CSV at ``rig_terms`` cannot be read or is malformed.
     """
 
     name = "hybrid"
 
     def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False,
-                 rig_terms: bool = False, prf: str | None = None, fb_docs: int = 5, fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
+                 rig_terms: bool | str | os.PathLike = False, prf: str | None = None, fb_docs: int = 5,
+                 fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
                  proximity: float = 0.0, window: int = 8, numbers: bool = False, row: str = "fused",
                  **options):
         super().__init__(**options)
@@ -98,7 +104,11 @@ class TunedHybridRetriever(HybridRetriever):
         if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
             raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
                              f"got {fb_weight}, {structured}, {proximity}, {window}")
+        if not isinstance(rig_terms, (bool, str, os.PathLike)):
+            raise ValueError(f"rig_terms must be True, False or the path of a rig-terms CSV, not {rig_terms!r}")
         self.framing, self.asker, self.reverse, self.rig_terms = framing, asker, reverse, rig_terms
+        # the table itself: the shipped one (True), none (False), or the CSV at that path, read now
+        self._rig_table = rig_terms if isinstance(rig_terms, bool) else load_rig_terms(rig_terms)
         self.prf, self.fb_docs, self.fb_terms, self.fb_weight = prf, fb_docs, fb_terms, fb_weight
         self.structured, self.row = structured, row
         self.proximity, self.window, self.numbers = proximity, window, numbers
@@ -107,7 +117,7 @@ class TunedHybridRetriever(HybridRetriever):
     def rewrite(self, query: str) -> str:
         """The query as both legs read it, after the rewrites switched on."""
         return rewrite_query(query, framing=self.framing, asker=self.asker, reverse=self.reverse,
-                            rig_terms=self.rig_terms)
+                             rig_terms=self._rig_table)
 
     def with_weight(self, weight: float, fusion: str | None = None) -> TunedHybridRetriever:
         """A new tuned retriever sharing this one's indexed legs and levers, with another dense weight."""
