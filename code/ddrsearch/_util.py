@@ -80,3 +80,40 @@ def import_quietly(module: str):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*IProgress not found.*")
         return importlib.import_module(module)
+
+
+def unwritable_csv(value: str, also: str | None = None) -> str | None:
+    """Why the output file ``value`` (and its sibling ``<stem><also>``) cannot be written, or None.
+
+    Called before a long computation, so that a bad ``--out`` is refused at
+    once. Creates the missing folders; a probe file it had to create is
+    removed again.
+
+    Args:
+        value: the path given by the user.
+        also: suffix of a second file written beside it, e.g. ``"_means.csv"``.
+
+    Returns:
+        A message naming ``--out`` and what to do, or None when both can be written.
+    """
+    if not value.strip():
+        return "--out is empty; give a CSV file name"
+    out = Path(value)
+    paths = [out] + ([out.with_name(out.stem + also)] if also else [])
+    for path in paths:
+        if path.is_dir():
+            return f"--out {out}: {path} is a folder; give another CSV file name"
+    blocker = next((f for f in out.parents if f.exists() and not f.is_dir()), None)
+    if blocker is not None:
+        return f"--out {out} cannot be written: {blocker} is a file, not a folder; give another path"
+    for path in paths:
+        existed = path.exists()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a"):
+                pass
+        except OSError as exc:
+            return f"--out {out} cannot be written ({path}: {exc.strerror}); give a path in a folder you can write to"
+        if not existed:
+            path.unlink()
+    return None

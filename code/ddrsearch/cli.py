@@ -44,6 +44,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from ._util import unwritable_csv
 from .errors import DDRSearchError
 
 
@@ -207,22 +208,24 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if unknown:
         print(f"ddrsearch eval: unknown method(s) {unknown}; choose from {', '.join(METHODS)}", file=sys.stderr)
         return 2
-    if args.out:  # checked before the evaluation runs, which can take minutes, not after it
-        out = Path(args.out)
-        blocker = next((f for f in out.parents if f.exists() and not f.is_dir()), None)
-        if out.is_dir() or blocker is not None:
-            what = f"--out {out} is a folder; give a CSV file name" if out.is_dir() else \
-                f"--out {out} cannot be written: {blocker} is a file, not a folder; give another path"
-            print(f"ddrsearch eval: {what}", file=sys.stderr)
+    if args.out is not None:  # checked before the evaluation runs, which can take minutes, not after it
+        problem = unwritable_csv(args.out, also="_means.csv")
+        if problem:
+            print(f"ddrsearch eval: {problem}", file=sys.stderr)
             return 1
-    questions = load_questions(args.questions)
-    if args.split != "all":
-        questions = questions.split(args.split)
+        out = Path(args.out)
+    everything = load_questions(args.questions)
+    questions = everything.split(args.split) if args.split != "all" else everything
     name, n_unanswerable = questions.name, len(questions.unanswerable())
     questions = questions.answerable()  # retrieval metrics need judgements
     if not len(questions):
-        where = "" if args.split == "all" else f" in the {args.split} split"
-        print(f"ddrsearch eval: {args.questions} has no answerable questions{where}", file=sys.stderr)
+        if args.split != "all" and len(everything.answerable()):
+            splits = sorted({q.split or "none" for q in everything.answerable()})
+            print(f"ddrsearch eval: {args.questions} has no questions in the {args.split} split (its answerable "
+                  f"questions are in: {', '.join(splits)}); use --split {splits[0]} or --split all", file=sys.stderr)
+        else:
+            where = "" if args.split == "all" else f" in the {args.split} split"
+            print(f"ddrsearch eval: {args.questions} has no answerable questions{where}", file=sys.stderr)
         return 1
     corpus = args.corpus or questions.corpus
     reports = read_reports(corpus_paths(corpus, args.archive))
@@ -248,6 +251,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"{name}: {len(questions)} questions over {len(reports)} reports, k = {args.k}{left_out}\n")
         print(table.round(3).to_string())
         print()
+        print(f"recall@{args.k} by category:")
         print(breakdown(results, "category", f"recall@{args.k}").round(3).to_string())
     skipped = {m: list(df.index[df.note != ""]) for m, df in results.items() if (df.note != "").any()}
     for m, ids in skipped.items():

@@ -95,13 +95,20 @@ def make_retriever(method: str, **options) -> Retriever:
         **options: passed to the retriever's constructor.
 
     Raises:
-        ValueError: unknown method; the message lists the known ones.
+        ValueError: unknown method (the message lists the known ones), or an
+            option the method does not take (e.g. ``rig_terms`` for ``"bm25"``).
     """
     try:
         factory = METHODS[method]
     except (KeyError, TypeError):
         raise ValueError(f"Unknown retrieval method {method!r}; choose one of: {', '.join(METHODS)}.") from None
-    return factory(**options)
+    try:
+        return factory(**options)
+    except TypeError as exc:
+        if "unexpected keyword argument" not in str(exc):
+            raise
+        raise ValueError(f"The {method!r} method takes no such option ({exc}). The levers of the default "
+                         "pipeline (rig_terms, asker, prf, structured, row, ...) belong to 'hybrid'.") from None
 
 
 def passages_for(reports: Sequence[Report], unit: str):
@@ -130,7 +137,9 @@ def build_retriever(method: str, reports: Sequence[Report], *, unit: str = "auto
             the weight defaults to :data:`DEFAULT_WEIGHT` and the levers to
             :data:`DEFAULT_LEVERS` (pass ``prf=None``, ``structured=0`` ... to
             switch one off; ``dense_options={"model_path": ...}`` to use
-            another embedding model, such as a domain-adapted one).
+            another embedding model, such as a domain-adapted one;
+            ``rig_terms=True`` or ``rig_terms="my_rig_terms.csv"`` to add a
+            rig-terms table, :func:`ddrsearch.queries.add_rig_terms`).
 
     Returns:
         The indexed retriever; whole-report hits show their best matching

@@ -14,8 +14,8 @@ development questions):
 * :func:`add_shorthand` adds the rig abbreviation after plain words that
   spell it out ("pick up" -> "pick up PU"): the reverse of expansion.
 * :func:`add_rig_terms` adds the words these reports use after the plain
-  words an asker types for the same thing ("rig blackout" -> "... lost
-  power power loss generators"), from the table
+  words an asker types for the same thing ("rig blackout" -> "rig blackout
+  lost power loss generators": a word is added once), from the table
   ``resources/rig_terms.csv`` (:func:`rig_terms`): the paraphrase gap that
   no abbreviation table covers. The shipped table was written while reading
   the development questions the default pipeline missed; on the held-out
@@ -40,7 +40,7 @@ from pathlib import Path
 from .data import resource_path
 from .errors import GlossaryError
 from .glossary import Glossary, default_glossary, load_glossary
-from .text import normalize, split_words
+from .text import DEFAULT_STOPWORDS, normalize, split_words
 
 __all__ = [
     "FRAMING", "RIG_TERMS_COLUMNS", "RigTerm", "add_rig_terms", "add_shorthand", "asker_shorthand",
@@ -159,42 +159,76 @@ class RigTerm:
     line: int
 
 
+#: Longest phrasing a rig-terms entry may hold, in words: a phrase an asker types, not a sentence.
+RIG_TERMS_MAX_WORDS = 8
+
+
 def load_rig_terms(path: str | os.PathLike) -> tuple[RigTerm, ...]:
-    """Read a rig-terms CSV (columns :data:`RIG_TERMS_COLUMNS`).
+    """Read a rig-terms CSV (columns :data:`RIG_TERMS_COLUMNS`; UTF-8, with or without a byte-order mark).
 
     Args:
         path: the CSV file.
 
     Returns:
-        The entries in file order.
+        The entries in file order (at least one).
 
     Raises:
-        GlossaryError: a missing file, wrong header, an empty cell, or one
-            phrasing listed under two entries (the message names the file,
-            the line and what to fix).
+        GlossaryError: a missing or unreadable file, a file that is not
+            UTF-8, a wrong header, no entries, an empty cell, a phrasing or a
+            report-words cell without a word, a phrasing made only of stop
+            words or longer than :data:`RIG_TERMS_MAX_WORDS` words, or one
+            phrasing listed under two entries. The message names the file,
+            the line of the file and what to fix.
     """
-    path = Path(path)
+    path = Path(os.path.expanduser(os.fspath(path)))
+    if not str(path).strip() or str(path) == ".":
+        raise GlossaryError(f"The rig-terms table path is empty ({os.fspath(path)!r}); give the path of a CSV file.")
     try:
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f))
-    except (OSError, UnicodeDecodeError) as exc:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            reader = csv.reader(f)
+            rows, end = [], 0
+            for row in reader:  # each row with the file line it starts on (a quoted cell may hold a newline)
+                rows.append((end + 1, row))
+                end = reader.line_num
+    except UnicodeDecodeError as exc:
+        raise GlossaryError(f"The rig-terms table {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                            "save it as UTF-8 (in Excel: CSV UTF-8).") from exc
+    except (OSError, csv.Error) as exc:
         raise GlossaryError(f"Cannot read the rig-terms table {path}: {exc}") from exc
-    if not rows or tuple(c.strip() for c in rows[0]) != RIG_TERMS_COLUMNS:
-        raise GlossaryError(f"{path}: the first line must be the header {','.join(RIG_TERMS_COLUMNS)}.")
+    header = tuple(c.strip().lower() for c in rows[0][1]) if rows else ()
+    if header != RIG_TERMS_COLUMNS:
+        found = ",".join(rows[0][1]) if rows else "an empty file"
+        raise GlossaryError(f"{path}: the first line must be the header {','.join(RIG_TERMS_COLUMNS)}, "
+                            f"found {found!r}.")
     entries, seen = [], {}
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in rows[1:]:
         if not any(c.strip() for c in row):
             continue
-        if len(row) != len(RIG_TERMS_COLUMNS) or not all(c.strip() for c in row[:2]):
-            raise GlossaryError(f"{path}, line {line}: need three cells ({', '.join(RIG_TERMS_COLUMNS)}), "
-                                f"the first two not empty; got {row!r}.")
+        where = f"{path}, line {line}"
+        if len(row) != len(RIG_TERMS_COLUMNS) or not all(c.strip() for c in row):
+            raise GlossaryError(f"{where}: need three cells ({', '.join(RIG_TERMS_COLUMNS)}), none of them "
+                                f"empty; got {row!r}.")
         phrases = tuple(tuple(split_words(p)) for p in row[0].split("|") if split_words(p))
+        report_words = tuple(split_words(row[1]))
+        if not phrases or not report_words:
+            cell = "words" if not phrases else "report_words"
+            raise GlossaryError(f"{where}: the {cell} cell {row[0 if not phrases else 1]!r} holds no word; "
+                                "write the words (letters or digits).")
         for p in phrases:
+            if all(w in DEFAULT_STOPWORDS for w in p):
+                raise GlossaryError(f"{where}: the phrasing {' '.join(p)!r} is only stop words and would fire on "
+                                    "almost every query; give a phrasing with a content word.")
+            if len(p) > RIG_TERMS_MAX_WORDS:
+                raise GlossaryError(f"{where}: the phrasing {' '.join(p[:6])!r}... has {len(p)} words; a phrasing "
+                                    f"is what an asker types, at most {RIG_TERMS_MAX_WORDS} words.")
             if p in seen:
-                raise GlossaryError(f"{path}, line {line}: the phrasing {' '.join(p)!r} is already listed on line "
+                raise GlossaryError(f"{where}: the phrasing {' '.join(p)!r} is already listed on line "
                                     f"{seen[p]}; keep it under one entry.")
             seen[p] = line
-        entries.append(RigTerm(phrases, tuple(split_words(row[1])), row[2].strip(), line))
+        entries.append(RigTerm(phrases, report_words, row[2].strip(), line))
+    if not entries:
+        raise GlossaryError(f"{path}: the table has a header but no entries; add at least one line "
+                            f"({','.join(RIG_TERMS_COLUMNS)}).")
     return tuple(entries)
 
 
@@ -207,8 +241,10 @@ def rig_terms() -> tuple[RigTerm, ...]:
 def add_rig_terms(query: str, terms: Sequence[RigTerm] | None = None) -> str:
     """Append, after each plain phrasing of ``terms`` found in the query, the words the reports use for it.
 
-    Longest phrasing first; each entry adds its words once, and only the
-    words the query does not already hold.
+    A phrasing matches word for word after :func:`ddrsearch.text.split_words`
+    (case and punctuation do not matter, word forms do: list ``loss | losses``
+    both). Longest phrasing first; each entry adds its words once, and only
+    the words the query does not already hold.
 
     >>> add_rig_terms("rig blackout")
     'rig blackout lost power loss generators'
@@ -216,38 +252,46 @@ def add_rig_terms(query: str, terms: Sequence[RigTerm] | None = None) -> str:
     'wiper trip short wiped to the shoe'
     """
     terms = rig_terms() if terms is None else terms
-    phrases = {p: e for e in terms for p in e.phrases}
-    longest = max((len(p) for p in phrases), default=0)
+    by_first: dict[str, list[tuple[tuple[str, ...], RigTerm]]] = {}
+    for e in terms:
+        for p in e.phrases:
+            by_first.setdefault(p[0], []).append((p, e))
+    for candidates in by_first.values():
+        candidates.sort(key=lambda pe: -len(pe[0]))  # longest phrasing first
     words = split_words(query)
     present, used = set(words), set()
     out, i = [], 0
     while i < len(words):
-        for n in range(min(longest, len(words) - i), 0, -1):
-            entry = phrases.get(tuple(words[i:i + n]))
-            if entry is not None:
-                out.extend(words[i:i + n])
-                if entry.line not in used:
-                    used.add(entry.line)
-                    for w in entry.report_words:
-                        if w not in present:
-                            present.add(w)
-                            out.append(w)
-                i += n
-                break
-        else:
+        # only the phrasings that start with this word are tried
+        match = next(((p, e) for p, e in by_first.get(words[i], ()) if tuple(words[i:i + len(p)]) == p), None)
+        if match is None:
             out.append(words[i])
             i += 1
+            continue
+        p, entry = match
+        out.extend(p)
+        if entry.line not in used:
+            used.add(entry.line)
+            for w in entry.report_words:
+                if w not in present:
+                    present.add(w)
+                    out.append(w)
+        i += len(p)
     return " ".join(out)
 
 
 def rewrite_query(query: str, *, framing: bool = False, asker: bool = False, reverse: bool = False,
-                  rig_terms: bool | Sequence[RigTerm] = False) -> str:
+                  rig_terms: bool | str | os.PathLike | Sequence[RigTerm] = False) -> str:
     """Apply the rewrites asked for, in this order: framing, asker shorthand, reverse shorthand, rig terms.
 
     ``rig_terms=True`` applies :func:`add_rig_terms` with the shipped table;
-    a sequence of :class:`RigTerm` (from :func:`load_rig_terms`) applies that
-    table instead. With every option false (or an empty table) the
+    a path reads that CSV (:func:`load_rig_terms`) and a sequence of
+    :class:`RigTerm` is used as it is. With every option false the
     query is returned unchanged.
+
+    Raises:
+        ValueError: ``rig_terms`` is none of the above.
+        GlossaryError: the CSV at ``rig_terms`` cannot be used (see :func:`load_rig_terms`).
     """
     if framing:
         query = strip_framing(query)
@@ -257,6 +301,12 @@ def rewrite_query(query: str, *, framing: bool = False, asker: bool = False, rev
         query = add_shorthand(query)
     if rig_terms is True:
         query = add_rig_terms(query)
-    elif rig_terms:
-        query = add_rig_terms(query, rig_terms)
+    elif isinstance(rig_terms, (str, os.PathLike)):
+        query = add_rig_terms(query, load_rig_terms(rig_terms))
+    elif isinstance(rig_terms, (tuple, list)) and all(isinstance(e, RigTerm) for e in rig_terms):
+        if rig_terms:
+            query = add_rig_terms(query, rig_terms)
+    elif rig_terms is not False:
+        raise ValueError(f"rig_terms must be True, False, the path of a rig-terms CSV or a table from "
+                         f"load_rig_terms, not {rig_terms!r}")
     return query

@@ -104,7 +104,7 @@ class TunedHybridRetriever(HybridRetriever):
         if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
             raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
                              f"got {fb_weight}, {structured}, {proximity}, {window}")
-        if not isinstance(rig_terms, (bool, str, os.PathLike)):
+        if not isinstance(rig_terms, (bool, str, os.PathLike)) or rig_terms == "":
             raise ValueError(f"rig_terms must be True, False or the path of a rig-terms CSV, not {rig_terms!r}")
         self.framing, self.asker, self.reverse, self.rig_terms = framing, asker, reverse, rig_terms
         # the table itself: the shipped one (True), none (False), or the CSV at that path, read now
@@ -122,13 +122,14 @@ class TunedHybridRetriever(HybridRetriever):
     def with_weight(self, weight: float, fusion: str | None = None) -> TunedHybridRetriever:
         """A new tuned retriever sharing this one's indexed legs and levers, with another dense weight."""
         other = TunedHybridRetriever(
-            framing=self.framing, asker=self.asker, reverse=self.reverse, rig_terms=self.rig_terms,
+            framing=self.framing, asker=self.asker, reverse=self.reverse, rig_terms=False,
             prf=self.prf, fb_docs=self.fb_docs, fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
             proximity=self.proximity, window=self.window, numbers=self.numbers,
             fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
             bm25=self.bm25, dense=self.dense, rollup=self.rollup)
         other.passages, other._reports = self.passages, self._reports
         other._structured_index = self._structured_index
+        other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
         other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache")})
         return other
 
