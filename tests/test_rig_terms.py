@@ -84,14 +84,14 @@ def test_the_default_pipeline_leaves_the_table_off():
 @pytest.mark.data
 @pytest.mark.model
 def test_the_lever_finds_the_drilling_line_for_the_hoisting_cable(archive):
-    d017_11 = "FORGE-16A-78-32_Drilling_029_2020-11-17.pdf"
+    d029 = "FORGE-16A-78-32_Drilling_029_2020-11-17.pdf"
     query = "rewinding the hoisting cable onto the winch"
     off = build_retriever("hybrid", archive)
     on = build_retriever("hybrid", archive, **RIG_TERMS)
     assert on.rewrite(query) != off.rewrite(query)
-    assert d017_11 not in [h.report for h in off.search(query, 5)]
+    assert d029 not in [h.report for h in off.search(query, 5)]
     top = on.search(query, 3)
-    assert d017_11 in [h.report for h in top]
+    assert d029 in [h.report for h in top]
     assert on.with_weight(0.5).rig_terms is True
 
 
