@@ -64,7 +64,8 @@ LEVERS: dict[str, dict] = {
     "RM3 (BM25)": {"prf": "rm3"},
     "Rocchio (dense)": {"prf": "rocchio"},
     "structured path": {"structured": 1.0},
-    "term proximity": {"proximity": 1.0},
+    "term proximity": {"proximity": 1.0, "numbers": False},
+    "quantity pairs": {"proximity": 1.0, "numbers": "units"},
     "no context": {"chunks": {"context": False}},
     "MD in context": {"chunks": {"depth": True}},
     "adapted model": {"adapter": True},
@@ -89,6 +90,7 @@ OFF: dict[str, dict] = {
     "asker's shorthand": {"asker": False},
     "RM3 (BM25)": {"prf": None},
     "structured path": {"structured": 0.0},
+    "quantity pairs": {"proximity": 0.0},
 }
 
 

@@ -56,6 +56,9 @@ PLAIN_WEIGHT = 0.5
 #: that chapters/03-keyword-search.ipynb caught outweighing "stuck"; no
 #: development metric changes), the asker's shorthand spelled out, RM3
 #: feedback for BM25, the structured path for numeric and date questions,
+#: term proximity for a quantity typed with its unit and label ("DIFF 250
+#: psi" finds the row printing ``DIFF 250psi``; no development, held-out or
+#: fresh question holds such a quantity, so no measured figure changes),
 #: and the row that answers the question shown for each hit: its question
 #: words weighed by their rarity among the report's own rows (``"local"``,
 #: :mod:`ddrsearch.rowchoice`; it chose that rule over ``"answer"`` on dev).
@@ -65,6 +68,8 @@ DEFAULT_LEVERS: dict = {
     "asker": True,
     "prf": "rm3",
     "structured": 1.0,
+    "proximity": 1.0,
+    "numbers": "units",
     "row": "local",
 }
 
@@ -72,7 +77,7 @@ DEFAULT_LEVERS: dict = {
 DEFAULT_PIPELINE = (
     f"hybrid: BM25 (abbreviations expanded, stemmed, 'while' dropped, RM3) + dense over operation-row chunks, "
     f"convex fusion with dense weight {DEFAULT_WEIGHT} over every passage, asker's shorthand spelled out, "
-    f"typed fields for numeric and date questions"
+    f"typed fields for numeric and date questions, a quantity typed with its unit matched beside its label"
 )
 
 UNITS = ("auto", "report", "operation", "window")

@@ -32,7 +32,11 @@ time and measure each on the development questions:
   pair's IDF over the passages (Lucene form). ``"DIFF 250 psi"`` then
   favours the row printing ``DIFF 250psi`` over rows that hold ``250`` and
   ``psi`` far apart. 0 = off. With ``numbers=True`` only pairs holding a
-  number count (a quantity and its label or unit: ``DIFF 250``, ``250 psi``).
+  number count (a quantity and its label or unit: ``DIFF 250``, ``250 psi``);
+  with ``numbers="units"`` only the pairs around a number the question gives
+  with a unit of :data:`QUANTITY_UNITS` (the word before it, the number and
+  its unit, the unit and the word after): ``9 5/8 casing`` or ``13 3/8
+  shoe`` then add nothing, and depths in feet are left to the structured path.
 * ``row``: the row shown for a hit, one of
   :data:`ddrsearch.rowchoice.ROW_RULES`: ``"fused"`` keeps the best fused
   passage; ``"terms"`` the passage holding the question's rarest words;
@@ -47,7 +51,9 @@ ready ``embedder``), the hook for a domain-adapted model.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -60,7 +66,54 @@ from .rowchoice import ROW_RULES, choose_row
 from .structured import StructuredIndex
 from .tokenizer import make_tokenizer
 
-__all__ = ["TunedHybridRetriever"]
+__all__ = ["QUANTITY_UNITS", "TunedHybridRetriever", "proximity_pairs"]
+
+#: Units after which a number in a question is a quantity the reports print
+#: (pressure, flow, pump and rotary rates, volume, weight, mud weight, hours,
+#: degrees), as BM25's tokenizer writes them. Feet are not among them: a depth
+#: in a question ("past 8,000 ft") is a threshold the structured path answers
+#: from the MD field, not a figure printed beside its label.
+QUANTITY_UNITS = frozenset({"psi", "ppg", "gpm", "spm", "rpm", "bbl", "bbls", "fph", "klb", "klbs", "k", "lb",
+                            "lbs", "hr", "hrs", "deg", "gal"})
+
+
+def _is_number(word: str) -> bool:
+    return bool(re.fullmatch(r"\d[\d.,/]*", word))
+
+
+def proximity_pairs(words: Sequence[str], numbers: bool | str = False) -> list[tuple[str, str]]:
+    """The pairs of neighbouring query words the proximity feature looks for, sorted.
+
+    Args:
+        words: the query's words as BM25 tokenizes them (stemmed, not expanded).
+        numbers: ``False`` every neighbouring pair; ``True`` the pairs holding
+            a number; ``"units"`` only the pairs around a number followed by a
+            unit of :data:`QUANTITY_UNITS`.
+
+    Returns:
+        Distinct ``(first, second)`` pairs of different words.
+
+    Raises:
+        ValueError: ``numbers`` is none of the three.
+
+    >>> proximity_pairs(["diff", "250", "psi"], "units")
+    [('250', 'psi'), ('diff', '250')]
+    >>> proximity_pairs(["run", "9", "5/8", "case"], "units")
+    []
+    """
+    if numbers not in (False, True, "units"):
+        raise ValueError(f"numbers must be False, True or 'units', not {numbers!r}")
+    pairs = {(a, b) for a, b in zip(words, words[1:], strict=False) if a != b}
+    if numbers is True:
+        pairs = {(a, b) for a, b in pairs if a[:1].isdigit() or b[:1].isdigit()}
+    elif numbers == "units":
+        keep = set()
+        for i, (a, b) in enumerate(zip(words, words[1:], strict=False)):
+            if _is_number(a) and b in QUANTITY_UNITS:
+                keep.update({(a, b), *(((words[i - 1], a),) if i > 0 else ()),
+                             *(((b, words[i + 2]),) if i + 2 < len(words) else ())})
+        pairs = {p for p in keep if p[0] != p[1]}
+    return sorted(pairs)
 
 
 class TunedHybridRetriever(HybridRetriever):
@@ -76,15 +129,16 @@ class TunedHybridRetriever(HybridRetriever):
         structured: weight of the structured path (0 = off; 1 puts a report
             it finds above any report it does not).
         proximity, window, numbers: weight of the proximity feature, its
-            window in words, and whether only pairs holding a number count
-            (see the module docstring).
+            window in words, and which pairs count: ``False`` all, ``True``
+            those holding a number, ``"units"`` those around a number with
+            its unit (see the module docstring and :func:`proximity_pairs`).
         row: one of :data:`ddrsearch.rowchoice.ROW_RULES` (see the module docstring).
         **options: :class:`~ddrsearch.hybrid.HybridRetriever` options
             (``weight``, ``fusion``, ``candidates``, ``bm25_options``,
             ``dense_options``, ...).
 
     Raises:
-        ValueError: an unknown ``prf`` or ``row``, a weight outside its range, or a
+        ValueError: an unknown ``prf``, ``row`` or ``numbers``, a weight outside its range, or a
             ``rig_terms`` that is neither a bool nor a path.
         GlossaryError: the rig-terms CSV at ``rig_terms`` cannot be read or is malformed.
     """
@@ -94,7 +148,7 @@ class TunedHybridRetriever(HybridRetriever):
     def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False,
                  rig_terms: bool | str | os.PathLike = False, prf: str | None = None, fb_docs: int = 5,
                  fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
-                 proximity: float = 0.0, window: int = 8, numbers: bool = False, row: str = "fused",
+                 proximity: float = 0.0, window: int = 8, numbers: bool | str = False, row: str = "fused",
                  **options):
         super().__init__(**options)
         if prf not in (None, "rm3", "rocchio", "both"):
@@ -104,6 +158,8 @@ class TunedHybridRetriever(HybridRetriever):
         if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
             raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
                              f"got {fb_weight}, {structured}, {proximity}, {window}")
+        if numbers not in (False, True, "units"):
+            raise ValueError(f"numbers must be False, True or 'units', not {numbers!r}")
         if not isinstance(rig_terms, (bool, str, os.PathLike)) or rig_terms == "":
             raise ValueError(f"rig_terms must be True, False or the path of a rig-terms CSV, not {rig_terms!r}")
         self.framing, self.asker, self.reverse, self.rig_terms = framing, asker, reverse, rig_terms
@@ -184,6 +240,17 @@ class TunedHybridRetriever(HybridRetriever):
             tok = self._plain_tok = make_tokenizer(stem=getattr(self.bm25, "stem", False))
         return tok(text)
 
+    def query_pairs(self, query: str) -> list[tuple[str, str]]:
+        """The word pairs the proximity feature looks for in ``query`` as typed (after the rewrites).
+
+        Returns:
+            Sorted ``(first, second)`` pairs (:func:`proximity_pairs` with this
+            retriever's ``numbers``); ``[]`` when the proximity weight is 0.
+        """
+        if self.proximity <= 0:
+            return []
+        return proximity_pairs(self._plain_tokenize(self.rewrite(query)), self.numbers)
+
     def proximity_scores(self, query: str) -> np.ndarray:
         """The proximity feature of every passage for ``query`` (0 where no pair of adjacent query words is near).
 
@@ -206,10 +273,7 @@ class TunedHybridRetriever(HybridRetriever):
         words = self._plain_tokenize(query)
         out = np.zeros(len(self.passages))
         n = len(self.passages)
-        pairs = {(a, b) for a, b in zip(words, words[1:], strict=False) if a != b}
-        if self.numbers:
-            pairs = {(a, b) for a, b in pairs if a[:1].isdigit() or b[:1].isdigit()}
-        for a, b in sorted(pairs):
+        for a, b in proximity_pairs(words, self.numbers):
             near = np.array([bool(pos.get(a)) and bool(pos.get(b)) and
                              any(abs(i - j) < self.window for i in pos[a] for j in pos[b]) for pos in positions])
             df = int(near.sum())
