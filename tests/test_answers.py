@@ -143,3 +143,26 @@ def test_empty_or_stopword_question_is_the_search_error(answerer, capsys):
     assert main(["search", "the of"]) == 1
     search_err = capsys.readouterr().err
     assert ask_err.replace("ddrsearch ask", "") == search_err.replace("ddrsearch search", "")
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_depth_passed_is_answered_from_the_md_field(answerer, archive):
+    # before: "Not found in these reports (best support 0.22 < 0.442)": no row says "passed 8,000 ft"
+    card = answerer.ask("which day did we pass 8,000 ft?")
+    first = min((r for r in archive if (r.md_ft or 0) >= 8000), key=lambda r: r.report_date)
+    assert card.found and {r.report for r in card.rows} == {first.file_name}
+    assert f"MD {first.md_ft:,.0f} ft" in card.note and "first MD >= 8,000 ft" in card.note
+    # every quoted row prints a depth the bit reached past 8,000 ft that day
+    for r in card.rows:
+        depths = [float(d.replace(",", "")) for d in re.findall(r"(\d{1,2},\d{3}|\d{4,5})'", r.text)]
+        assert any(8000 <= d <= first.md_ft for d in depths), r.text
+    assert "From the typed fields" in card.to_text()
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_depth_no_report_reaches_is_not_answered_from_the_fields(answerer, archive):
+    deepest = max(r.md_ft or 0 for r in archive)
+    card = answerer.ask(f"when did we pass {deepest + 1000:,.0f} ft?")
+    assert "typed fields" not in card.note and not card.found

@@ -31,6 +31,10 @@ How a card is made (:class:`Answerer`):
 3. Supporting rows are grouped by report. A "when" question is ordered by
    date: the latest first for "last" (or "latest", "most recent"), the
    earliest first for "first" (or "earliest"); other questions by score.
+4. A "which day did we pass N ft?" question, which no row's words answer,
+   is answered from the reports' MD field instead (:meth:`Answerer.depth_answer`):
+   the card quotes the first report reaching N ft, its rows that print the
+   depth passed, and says so in its note.
 
 Row ids: :func:`row_id` and :func:`resolve_row_id`; a citation of a report
 or row that does not exist raises :class:`CitationError` naming it.
@@ -372,19 +376,61 @@ class Answerer:
             if p.kind != "operation" or (p.report, p.row) in seen:
                 continue
             seen.add((p.report, p.row))
-            report = self.by_name[p.report]
-            row = report.operations[p.row]
-            cos = float(cosine[i])
-            coverage, ev = self.evidence(words, row.operations, cos)
-            out.append(SupportRow(
-                row_id=row_id(report, row), report=report.file_name, label=short_name(report),
-                report_number=report.report_number, date=report.report_date, start=row.start, end=row.end,
-                page=row.page, row=row.index, text=row.operations, score=float(fused[i]), cosine=cos,
-                coverage=coverage, evidence=ev,
-            ))
+            out.append(self._support_row(i, words, fused, cosine))
             if len(out) == k:
                 break
         return with_margins(out)
+
+    def _support_row(self, i: int, words: str, fused: np.ndarray, cosine: np.ndarray) -> SupportRow:
+        p = self.retriever.passages[i]
+        report = self.by_name[p.report]
+        row = report.operations[p.row]
+        cos = float(cosine[i])
+        coverage, ev = self.evidence(words, row.operations, cos)
+        return SupportRow(
+            row_id=row_id(report, row), report=report.file_name, label=short_name(report),
+            report_number=report.report_number, date=report.report_date, start=row.start, end=row.end,
+            page=row.page, row=row.index, text=row.operations, score=float(fused[i]), cosine=cos,
+            coverage=coverage, evidence=ev,
+        )
+
+    def depth_answer(self, question: str) -> tuple[str, list[SupportRow]] | None:
+        """The typed-field answer to a "which day did we pass N ft?" question, or ``None``.
+
+        Words cannot answer it (no row says "passed 8,000 ft"); the MD field of
+        each report can: the retriever's structured path
+        (:class:`ddrsearch.structured.StructuredIndex`, kind ``"depth_passed"``)
+        names the first report whose MD is at least N ft. The rows quoted are
+        that report's operation rows printing a depth from N to that MD
+        (:func:`ddrsearch.rowchoice.prints_depth`): where the bit passed N.
+
+        Returns:
+            ``(note, rows)``: a sentence naming the report, its date and MD, and
+            the rows (possibly none, when no row prints such a depth); ``None``
+            when the retriever has no structured path or the question asks no
+            depth passed.
+        """
+        from .rowchoice import prints_depth
+
+        structured = getattr(self.retriever, "structured_match", None)
+        match = structured(question) if structured is not None else None
+        if match is None or match.kind != "depth_passed" or match.depth is None or match.value is None:
+            return None
+        (name,) = match.scores
+        report = self.by_name[name]
+        note = (f"From the typed fields ({match.detail}): {short_name(report)}, {report.report_date.isoformat()}, "
+                f"MD {match.depth[1]:,.0f} ft.")
+        words = search_words(question)
+        fused = self.retriever.passage_scores(words)
+        cosine = self.retriever.dense.passage_scores(words)
+        seen: set[int] = set()
+        rows = []
+        for i, p in enumerate(self.retriever.passages):
+            if p.report == name and p.kind == "operation" and p.row not in seen \
+                    and prints_depth(report.operations[p.row].operations, (match.value, match.depth[1])):
+                seen.add(p.row)
+                rows.append(self._support_row(i, words, fused, cosine))
+        return note, with_margins(rows) if rows else []
 
     def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
@@ -421,7 +467,10 @@ class Answerer:
 
         Returns:
             An :class:`AnswerCard`; ``found`` is false when no row reaches
-            the threshold. A question naming a date (``2020-12-25`` or
+            the threshold. A "which day did we pass N ft?" question that the
+            reports' MD fields answer (:meth:`depth_answer`) quotes that
+            report's rows printing the depth, whatever their support, and
+            says so in ``note``. A question naming a date (``2020-12-25`` or
             ``12/25/2020``) looks only at that day's report and, when the day
             has no report, says so in ``note`` and is not found.
 
@@ -443,6 +492,11 @@ class Answerer:
         order = question_order(question)
         day = question_date(question)
         note = ""
+        typed = self.depth_answer(question) if day is None else None
+        if typed is not None and typed[1]:
+            note, rows = typed
+            return AnswerCard(question=question, searched=words, order="earliest", rows=rows,
+                              candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
         cands = self.candidates(words, k=k if day is None else len(self.retriever.passages))
         if day is not None:
             from .sources import day_status

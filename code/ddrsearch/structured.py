@@ -120,6 +120,8 @@ class StructuredMatch:
         scores: report file name -> score in (0, 1].
         depth: ``(low, high)`` feet that the answering row should print, when known.
         detail: how the answer was found, in words.
+        depths: report file name -> its own depth range, when the reports differ.
+        value: the number the question gave (feet for ``"depth_passed"``), when one decides the answer.
     """
 
     kind: str
@@ -127,6 +129,7 @@ class StructuredMatch:
     depth: tuple[float, float] | None = None
     detail: str = ""
     depths: dict[str, tuple[float, float]] = field(default_factory=dict)
+    value: float | None = None
 
 
 _EXTREMES = (
@@ -206,7 +209,7 @@ class StructuredIndex:
                 return None
             depth = (max(n - 100.0, first["md_from"]), first["md_ft"])
             return StructuredMatch("depth_passed", {first["report"]: 1.0}, depth,
-                                   f"first MD >= {n:,.0f} ft", {first["report"]: depth})
+                                   f"first MD >= {n:,.0f} ft", {first["report"]: depth}, value=n)
         m = re.search(rf"\b(more|over|above|greater|at least|less|under|below|fewer)\s+(?:than\s+)?{_NUM}{_FEET}", text)
         if m and re.search(r"drill|footage|made|hole", text):
             n, above = _number(m[2]), m[1] not in ("less", "under", "below", "fewer")
