@@ -85,3 +85,17 @@ def test_cli_eval_prints_and_writes_csv(tmp_path, capsys, archive_folder):
     assert means.loc["bm25", "recall@3"] == pytest.approx(per_q[per_q.method == "bm25"]["recall@3"].mean())
     assert "evidence@3" in text and 0 <= means.loc["bm25", "evidence@3"] <= 1
     assert main(["eval", "starter", "--methods", "bm25,tfidf"]) == 2
+
+
+def test_cli_eval_expand_is_the_books_best_single_method(tmp_path, capsys, archive, archive_folder):
+    # chapter 12 compares the default with "BM25 + expansion"; before, eval could not run that method
+    out = tmp_path / "fresh.csv"
+    assert main(["eval", "fresh", "--methods", "bm25", "--expand", "--out", str(out)]) == 0
+    assert "bm25+expand" in capsys.readouterr().out
+    means = pd.read_csv(tmp_path / "fresh_means.csv", index_col=0)
+    same = evaluate_retriever(build_retriever("bm25", archive, expand=True), load_questions("fresh").answerable())
+    assert list(means.index) == ["bm25+expand"]
+    assert means.loc["bm25+expand", "NDCG@5"] == pytest.approx(same["NDCG@5"].mean())
+    assert means.loc["bm25+expand", "hit@5"] == pytest.approx(same["hit@5"].mean())
+    assert main(["eval", "fresh", "--methods", "dense,hybrid", "--expand"]) == 2
+    assert "--expand applies to keyword and bm25, not dense, hybrid" in capsys.readouterr().err
