@@ -215,3 +215,23 @@ def test_an_empty_rig_terms_path_is_named(tmp_path):
         TunedHybridRetriever(rig_terms="")
     with pytest.raises(GlossaryError, match="path is empty"):
         load_rig_terms("")
+
+
+# --- listed by an earlier adversarial pass, fixed now ---------------------------------------------------------------
+
+def test_a_question_set_path_that_is_a_folder_is_named_as_one(tmp_path, capsys):
+    # before: "No question-set file at <folder>." although something is there
+    assert main(["eval", str(tmp_path), "--methods", "bm25"]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path} is a folder, not a question-set file" in err and "starter, archive, fresh" in err
+
+
+@pytest.mark.model
+def test_a_query_no_report_holds_a_word_of_says_the_ranking_is_by_meaning_alone(archive_folder, capsys):
+    # before: five confident-looking results for a query in another script, with no word in common
+    assert main(["search", "Бурение скважины", "--corpus", "sample", "-k", "3", "--no-index"]) == 0
+    out = capsys.readouterr()
+    assert "3 report(s)" in out.out
+    assert "no word of 'Бурение скважины' occurs in these reports" in out.err
+    assert main(["search", "stuck pipe", "--corpus", "sample", "-k", "3", "--no-index"]) == 0
+    assert "no word of" not in capsys.readouterr().err

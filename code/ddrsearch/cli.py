@@ -188,6 +188,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
         print(line.format(*r))
     print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}. "
           "Report D038 = drilling report 38, C003 = completion report 3.")
+    leg = index.retriever if index is not None else retriever
+    if hasattr(leg, "words_found") and not leg.words_found(args.query):
+        print(f"note: no word of {args.query!r} occurs in these reports; the results are ranked by meaning "
+              "alone and may be unrelated (check the spelling, or try the rig's words).", file=sys.stderr)
     return 0
 
 

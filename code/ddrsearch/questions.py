@@ -190,7 +190,7 @@ def load_questions(
         The :class:`QuestionSet`.
 
     Raises:
-        FileNotFoundError: no file at ``path``.
+        FileNotFoundError: no file at ``path``, or ``path`` is a folder.
         QuestionSetError: the file has problems; the message lists every one
             (question id, YAML line, report file).
         DataNotFoundError: ``check_evidence`` is true and a PDF the file refers
@@ -199,6 +199,9 @@ def load_questions(
     if isinstance(path, str) and path in QUESTION_SETS and not Path(path).exists():
         path = question_set_path(path)
     path = Path(path)
+    if path.is_dir():
+        raise FileNotFoundError(f"{path} is a folder, not a question-set file; give its YAML file "
+                                f"(e.g. {path / 'my_questions.yaml'}) or a shipped set: {', '.join(QUESTION_SETS)}.")
     if not path.is_file():
         raise FileNotFoundError(f"No question-set file at {path}.")
 

@@ -281,6 +281,16 @@ class TunedHybridRetriever(HybridRetriever):
                 out[near] += np.log(1 + (n - df + 0.5) / (df + 0.5))
         return out
 
+    def words_found(self, query: str) -> bool:
+        """Whether any indexed passage holds a BM25 word of ``query`` (after the rewrites).
+
+        ``False`` means the BM25 leg found nothing and the ranking is by meaning
+        alone (the dense leg), which for a misspelt query or one in another
+        language may be unrelated to it.
+        """
+        q = self.rewrite(query)
+        return bool(self.bm25.tokenize(q)) and bool(np.any(np.nan_to_num(self.bm25.passage_scores(q)) > 0))
+
     # --- the structured path ---------------------------------------------------------
     def structured_match(self, query: str):
         """The structured path's :class:`~ddrsearch.structured.StructuredMatch` for ``query`` (``None``: none)."""
