@@ -226,3 +226,13 @@ def test_while_is_dropped_only_where_asked():
     assert "while" in BM25Retriever().tokenize("pipe stuck while sliding")  # the shared stop list keeps it
     with pytest.raises(ValueError):
         BM25Retriever(stop_extra="while")
+
+
+@pytest.mark.model
+def test_a_query_without_a_quantity_costs_the_default_no_word_positions(sample):
+    # the quantity pairs index word positions of every passage only when a query has a pair to look for
+    pipe = build_retriever("hybrid", sample)
+    pipe.search("stuck pipe", 5)
+    assert "_positions" not in pipe.__dict__ and not pipe.proximity_scores("stuck pipe").any()
+    pipe.search("DIFF 250 psi", 5)
+    assert len(pipe.__dict__["_positions"]) == len(pipe.passages)

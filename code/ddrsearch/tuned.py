@@ -261,6 +261,11 @@ class TunedHybridRetriever(HybridRetriever):
             ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (df: passages holding
             the pair that near).
         """
+        n = len(self.passages)
+        out = np.zeros(n)
+        pairs = proximity_pairs(self._plain_tokenize(query), self.numbers)
+        if not pairs:  # most queries, with numbers="units": no word positions are needed at all
+            return out
         positions = self.__dict__.get("_positions")
         if positions is None:
             positions = []
@@ -270,10 +275,7 @@ class TunedHybridRetriever(HybridRetriever):
                     where[t].append(j)
                 positions.append(where)
             self._positions = positions
-        words = self._plain_tokenize(query)
-        out = np.zeros(len(self.passages))
-        n = len(self.passages)
-        for a, b in proximity_pairs(words, self.numbers):
+        for a, b in pairs:
             near = np.array([bool(pos.get(a)) and bool(pos.get(b)) and
                              any(abs(i - j) < self.window for i in pos[a] for j in pos[b]) for pos in positions])
             df = int(near.sum())
