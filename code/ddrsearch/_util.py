@@ -99,6 +99,8 @@ def unwritable_csv(value: str, also: str | None = None) -> str | None:
     if not value.strip():
         return "--out is empty; give a CSV file name"
     out = Path(value)
+    if value.endswith(("/", os.sep)):  # Path() drops the slash: "results/" would become a file named results
+        return f"--out {value} names a folder; give a CSV file name in it, e.g. {out / 'results.csv'}"
     paths = [out] + ([out.with_name(out.stem + also)] if also else [])
     for path in paths:
         if path.is_dir():

@@ -24,9 +24,18 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         check_citations,
         llm_config,
     )
-    from .report import read_reports
+    from .report import load_archive, read_reports
 
-    reports = read_reports(corpus_paths(args.corpus, args.archive))
+    if args.dir is not None:  # your own reports, read as `ddrsearch search --dir` reads them
+        reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
+        for r in reports:
+            for item in r.review:
+                print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)
+    else:
+        if args.ocr is not None:
+            print("ddrsearch ask: --ocr applies to --dir (your own reports) only", file=sys.stderr)
+            return 2
+        reports = read_reports(corpus_paths(args.corpus, args.archive))
     card = Answerer(reports).ask(args.question, k=args.k)
     print(card.to_text())
     try:
@@ -91,6 +100,10 @@ def add_answer_parsers(sub) -> None:
                    help="sample: the ten-report sample (default); archive: all 76 reports")
     p.add_argument("-k", type=int, default=5, help="operation rows to look at (default 5)")
     p.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")
+    p.add_argument("--dir", metavar="FOLDER", default=None,
+                   help="answer from every PDF in FOLDER (your own reports; no manifest needed) instead of --corpus")
+    p.add_argument("--ocr", choices=("auto", "rapidocr", "tesseract"), default=None,
+                   help="with --dir: OCR pages without a text layer (scanned reports)")
     p.set_defaults(func=_cmd_ask)
 
     p = sub.add_parser(

@@ -402,13 +402,18 @@ class Answerer:
         (:class:`ddrsearch.structured.StructuredIndex`, kind ``"depth_passed"``)
         names the first report whose MD is at least N ft. The rows quoted are
         that report's operation rows printing a depth from N to that MD
-        (:func:`ddrsearch.rowchoice.prints_depth`): where the bit passed N.
+        (:func:`ddrsearch.rowchoice.prints_depth`): where the bit passed N;
+        failing those, the rows printing a depth of that day's drilled
+        interval near N (the structured path's range). When the report before
+        it in these reports is more than a day older, the depth was passed on
+        a day these reports may not hold: the note says between which two
+        reports, and no row is quoted.
 
         Returns:
-            ``(note, rows)``: a sentence naming the report, its date and MD, and
-            the rows (possibly none, when no row prints such a depth); ``None``
-            when the retriever has no structured path or the question asks no
-            depth passed.
+            ``(note, rows)``: a sentence naming the report(s), dates and MD,
+            and the rows (none when no row prints such a depth or the day is
+            not known); ``None`` when the retriever has no structured path or
+            the question asks no depth passed.
         """
         from .rowchoice import prints_depth
 
@@ -418,19 +423,28 @@ class Answerer:
             return None
         (name,) = match.scores
         report = self.by_name[name]
-        note = (f"From the typed fields ({match.detail}): {short_name(report)}, {report.report_date.isoformat()}, "
-                f"MD {match.depth[1]:,.0f} ft.")
+        said = f"From the typed fields ({match.detail}): "
+        earlier = [r for r in self.reports if r.report_date < report.report_date]
+        before = max(earlier, key=lambda r: (r.report_date, r.file_name)) if earlier else None
+        if before is not None and before.md_ft is not None and (report.report_date - before.report_date).days > 1:
+            return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
+                    f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
+                    f"{match.depth[1]:,.0f} ft); these reports hold no day between them, so the day is not known."), []
+        note = said + f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft."
         words = search_words(question)
         fused = self.retriever.passage_scores(words)
         cosine = self.retriever.dense.passage_scores(words)
-        seen: set[int] = set()
-        rows = []
-        for i, p in enumerate(self.retriever.passages):
-            if p.report == name and p.kind == "operation" and p.row not in seen \
-                    and prints_depth(report.operations[p.row].operations, (match.value, match.depth[1])):
-                seen.add(p.row)
-                rows.append(self._support_row(i, words, fused, cosine))
-        return note, with_margins(rows) if rows else []
+        for span in ((match.value, match.depth[1]), match.depth):
+            seen: set[int] = set()
+            rows = []
+            for i, p in enumerate(self.retriever.passages):
+                if p.report == name and p.kind == "operation" and p.row not in seen \
+                        and prints_depth(report.operations[p.row].operations, span):
+                    seen.add(p.row)
+                    rows.append(self._support_row(i, words, fused, cosine))
+            if rows:
+                return note, with_margins(rows)
+        return note[:-1] + "; no row of it prints a depth near the one asked.", []
 
     def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
@@ -493,10 +507,11 @@ class Answerer:
         day = question_date(question)
         note = ""
         typed = self.depth_answer(question) if day is None else None
-        if typed is not None and typed[1]:
+        if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
-            return AnswerCard(question=question, searched=words, order="earliest", rows=rows,
-                              candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
+            if rows:
+                return AnswerCard(question=question, searched=words, order="earliest", rows=rows,
+                                  candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
         cands = self.candidates(words, k=k if day is None else len(self.retriever.passages))
         if day is not None:
             from .sources import day_status

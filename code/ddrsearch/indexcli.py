@@ -202,7 +202,8 @@ def move_dash_query(argv: list[str], parser: argparse.ArgumentParser, commands=(
             action = options.get(arg)
             expects_value = action is not None and action.nargs != 0 and "=" not in arg
             continue
-        if arg.startswith("-") and len(arg) > 1 and not query:
+        # "--name" is an option this command lacks (argparse names it), never the query; "-LCM" may be one
+        if arg.startswith("-") and len(arg) > 1 and not query and not (arg[:2] == "--" and arg[2:3].isalpha()):
             query.append(arg)
             continue
         out.append(arg)

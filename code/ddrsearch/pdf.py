@@ -141,7 +141,8 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
         doc.close()
         raise NoTextLayerError(
             f"{path} has {n} page(s) but no text layer: it is a scanned or image-only PDF. "
-            "Read it with OCR: read_report(path, ocr='auto') (or ocr='rapidocr' / 'tesseract'); "
+            "Read it with OCR: ddrsearch search --dir FOLDER --ocr auto, or "
+            "read_report(path, ocr='auto') in Python (or 'rapidocr' / 'tesseract'); "
             "the rapidocr engine installs with ddrsearch (pip install rapidocr-onnxruntime).",
             path,
         )

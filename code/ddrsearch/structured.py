@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .fields import read_tables, typed_fields
+from .fields import FIELDS, read_tables, typed_fields
 from .report import Report
 from .text import normalize
 
@@ -108,6 +108,26 @@ def _safe_date(y: int, m: int, d: int) -> dt.date | None:
 
 def _number(raw: str) -> float:
     return float(raw.replace(",", ""))
+
+
+_RANGES = {spec.name: (spec.low, spec.high) for spec in FIELDS}
+
+
+def _plausible(name: str, value: float | None) -> float | None:
+    """``value``, or ``None`` when it lies outside the field's plausible range (:data:`ddrsearch.fields.FIELDS`).
+
+    :func:`ddrsearch.fields.typed_fields` keeps such a value and flags it ("check the unit"); an MD
+    printed 80240 must not answer "which day did we pass 9,000 ft?".
+    """
+    low, high = _RANGES.get(name, (None, None))
+    if value is None or low is None or low <= value <= high:
+        return value
+    return None
+
+
+def _feet(n: float) -> str:
+    """``8,000`` or ``8,000.5``: a depth as asked, never rounded."""
+    return f"{n:,.0f}" if n == int(n) else f"{n:,}"
 
 
 @dataclass(frozen=True)
@@ -184,6 +204,8 @@ class StructuredIndex:
         return obj
 
     def _set_rows(self, rows: list[dict]) -> None:
+        for row in rows:  # an implausible value (kept and flagged by typed_fields) answers nothing here
+            row.update({k: _plausible(k, row[k]) for k in _RANGES if k in row})
         self.rows = rows
         prev = 0.0
         for row in rows:  # drilled interval of each day: previous MD -> this MD
@@ -204,12 +226,14 @@ class StructuredIndex:
                       rf"\s+(?:the\s+)?{_NUM}{_FEET}", text)
         if m:
             n = _number(m[1])
-            first = next((r for r in self.rows if (r.get("md_ft") or 0) >= n), None)
+            # a report without an MD (a rig-up day, an unreadable or implausible value) passes no depth
+            first = next((r for r in self.rows if r.get("md_ft") is not None and r["md_ft"] >= n), None) \
+                if n > 0 else None
             if first is None:
                 return None
             depth = (max(n - 100.0, first["md_from"]), first["md_ft"])
             return StructuredMatch("depth_passed", {first["report"]: 1.0}, depth,
-                                   f"first MD >= {n:,.0f} ft", {first["report"]: depth}, value=n)
+                                   f"first MD >= {_feet(n)} ft", {first["report"]: depth}, value=n)
         m = re.search(rf"\b(more|over|above|greater|at least|less|under|below|fewer)\s+(?:than\s+)?{_NUM}{_FEET}", text)
         if m and re.search(r"drill|footage|made|hole", text):
             n, above = _number(m[2]), m[1] not in ("less", "under", "below", "fewer")
