@@ -151,3 +151,23 @@ def test_eval_out_ending_in_a_slash_is_not_written_as_a_file_without_extension(t
     out = str(tmp_path / "results") + os.sep
     main(["eval", "starter", "--methods", "bm25", "--out", out])
     assert not (tmp_path / "results").is_file()
+
+
+def test_manifest_names_every_unreadable_file_at_once(tmp_path, archive_folder, capsys):
+    # search --dir lists every unreadable file; manifest (and index build --dir) stop at the first one,
+    # so a folder with three bad files takes three runs to clean up.
+    shutil.copy(archive_folder / R38, tmp_path / R38)
+    (tmp_path / "empty.pdf").write_bytes(b"")
+    (tmp_path / "notes.pdf").write_text("not a pdf")
+    assert main(["manifest", str(tmp_path), "--out", str(tmp_path / "m.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "empty.pdf" in err and "notes.pdf" in err
+
+
+def test_a_link_to_the_folder_itself_is_not_called_a_subfolder_of_reports(tmp_path, archive_folder, capsys):
+    # `ln -s . loop` in the folder: "warning: ...: not read (only the folder's own PDF files are): loop/
+    # (1 PDF). Move the reports you want searched into the folder itself." - they already are.
+    shutil.copy(archive_folder / R38, tmp_path / R38)
+    os.symlink(".", tmp_path / "loop")
+    assert main(["search", "stuck", "--dir", str(tmp_path), "--method", "bm25"]) == 0
+    assert "loop/" not in capsys.readouterr().err

@@ -38,7 +38,7 @@ from tqdm.auto import tqdm
 from . import settings
 from ._util import sha256_file
 from .data import MANIFEST_COLUMNS, ManifestEntry, archive_dir, load_manifest
-from .errors import FetchError
+from .errors import FetchError, ReportError
 from .pdf import folder_pdfs
 from .report import read_report
 
@@ -311,15 +311,22 @@ def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample
 
     Raises:
         DataNotFoundError: no PDF in the folder.
-        ReportError: a PDF cannot be read (the message names it).
+        ReportError: a PDF cannot be read (the message names every such file; nothing is written).
     """
     pdfs = folder_pdfs(folder)  # warns about PDFs in subfolders, which are not listed
     sample = set(sample or [])
-    entries = []
-    for p in pdfs:
-        r = read_report(p)
+    entries, failures = [], []
+    for p in pdfs:  # every file is read, so that one run names every unreadable one
+        try:
+            r = read_report(p)
+        except ReportError as exc:
+            failures.append(f"{p.name}: {exc}")
+            continue
         entries.append(ManifestEntry(p.name, sha256_of(p), p.stat().st_size, r.phase, r.report_number, r.report_date,
                                      p.name in sample))
+    if failures:
+        raise ReportError(f"{len(failures)} of {len(pdfs)} file(s) in {folder} could not be read, so no manifest "
+                          "was written:\n  " + "\n  ".join(failures), folder)
     entries.sort(key=lambda e: (e.report_date, e.file_name))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:

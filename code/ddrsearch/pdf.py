@@ -171,7 +171,8 @@ def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
     broken = [f"{p.name} (a link to {os.readlink(p)}, which does not exist)" for p in entries
               if p.suffix.lower() == ".pdf" and p.is_symlink() and not p.exists()]
     links = f" Broken link(s), not read: {', '.join(broken)}; fix or remove them." if broken else ""
-    for sub in (p for p in entries if p.is_dir() and p.suffix.lower() != ".pdf"):
+    inside = {folder.resolve(), *folder.resolve().parents}  # a link back to the folder (ln -s . loop) holds no other report
+    for sub in (p for p in entries if p.is_dir() and p.suffix.lower() != ".pdf" and p.resolve() not in inside):
         n = sum(1 for q in sub.rglob("*") if q.suffix.lower() == ".pdf" and q.is_file())
         if n:
             not_read.append(f"{sub.name}/ ({n} PDF{'s' if n > 1 else ''})")
