@@ -166,3 +166,24 @@ def test_a_depth_no_report_reaches_is_not_answered_from_the_fields(answerer, arc
     deepest = max(r.md_ft or 0 for r in archive)
     card = answerer.ask(f"when did we pass {deepest + 1000:,.0f} ft?")
     assert "typed fields" not in card.note and not card.found
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_highest_value_is_named_from_the_typed_fields(answerer, archive):
+    # before: "what was the highest mud weight?" quoted rows about mud weight and gave no number
+    from ddrsearch.fields import typed_fields
+
+    values = {r.file_name: typed_fields(r)["mud_weight_max_ppg"].value for r in archive}
+    top = max(v for v in values.values() if v is not None)
+    holders = sorted(n for n, v in values.items() if v == top)
+    card = answerer.ask("what was the highest mud weight?")
+    assert f"the highest in these reports is {top:g} ppg" in card.note
+    from ddrsearch.passages import short_name
+
+    assert all(f"{short_name(r)} ({r.report_date.isoformat()})" in card.note for r in archive if r.file_name in holders)
+    # the note adds the answer; which rows are quoted, and whether the card answers, is unchanged
+    words_only = Answerer(archive, retriever=answerer.retriever)
+    words_only.extreme_answer = lambda question: None
+    plain = words_only.ask("what was the highest mud weight?")
+    assert plain.note == "" and [r.row_id for r in plain.rows] == [r.row_id for r in card.rows]

@@ -78,7 +78,7 @@ def test_cli_eval_prints_and_writes_csv(tmp_path, capsys, archive_folder):
     out = tmp_path / "starter.csv"
     assert main(["eval", "starter", "--methods", "keyword,bm25", "-k", "3", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "starter: 5 questions over 10 reports, k = 3" in text
+    assert "starter: 5 answerable questions over 10 reports, k = 3" in text
     per_q = pd.read_csv(out)
     assert len(per_q) == 10 and set(per_q.method) == {"keyword", "bm25"}
     means = pd.read_csv(tmp_path / "starter_means.csv", index_col=0)

@@ -165,3 +165,17 @@ def test_manifest_with_a_byte_order_mark_reads(tmp_path, monkeypatch):
     bom.write_bytes(b"\xef\xbb\xbf" + manifest_path().read_bytes())
     monkeypatch.setenv("DDRSEARCH_MANIFEST", str(bom))
     assert len(load_manifest()) == 76
+
+
+def test_offline_fetch_says_how_to_copy_from_a_mirror(tmp_path, monkeypatch):
+    # a new reader without internet got ten "FAILED ... <urlopen error ...>" lines and no way forward
+    import urllib.request
+
+    def no_network(*args, **kwargs):
+        raise urllib.error.URLError("[Errno -2] Name or service not known")
+
+    monkeypatch.delenv("DDRSEARCH_MIRROR", raising=False)
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    with pytest.raises(FetchError, match=r"Every download failed.*--mirror FOLDER") as info:
+        fetch_archive(tmp_path, progress=False, only=["FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"])
+    assert "Name or service not known" in str(info.value)

@@ -430,7 +430,8 @@ class Answerer:
             return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
                     f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
                     f"{match.depth[1]:,.0f} ft); these reports hold no day between them, so the day is not known."), []
-        note = said + f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft."
+        note = said + (f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft; "
+                       "its rows printing the depth are quoted whatever their support.")
         words = search_words(question)
         fused = self.retriever.passage_scores(words)
         cosine = self.retriever.dense.passage_scores(words)
@@ -444,7 +445,32 @@ class Answerer:
                     rows.append(self._support_row(i, words, fused, cosine))
             if rows:
                 return note, with_margins(rows)
-        return note[:-1] + "; no row of it prints a depth near the one asked.", []
+        return said + (f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft; "
+                       "no row of it prints a depth near the one asked."), []
+
+    def extreme_answer(self, question: str) -> str | None:
+        """The typed-field answer to a "highest mud weight" question, as a sentence, or ``None``.
+
+        The structured path (kind ``"extreme"``) reads the field's value in
+        every report; the highest (lowest) and the report(s) holding it are
+        named. Rows are not quoted from it: the value is printed in a table
+        (MUD, PUMPS, DRILL BITS, header), not in an operation row, so the card
+        goes on to search the words and this sentence is its note.
+        """
+        from .fields import FIELDS
+
+        structured = getattr(self.retriever, "structured_match", None)
+        match = structured(question) if structured is not None else None
+        if match is None or match.kind != "extreme" or match.value is None or not match.field:
+            return None
+        spec = next(f for f in FIELDS if f.name == match.field)
+        best = sorted((self.by_name[n] for n, s in match.scores.items() if s == 1.0),
+                      key=lambda r: (r.report_date, r.file_name))
+        where = ", ".join(f"{short_name(r)} ({r.report_date.isoformat()})" for r in best)
+        table = "the header" if spec.source == "header" else f"the {spec.source} table"
+        most, _, within = match.detail.partition(f" {match.field}")
+        return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
+                f"reports{within} is {match.value:,g} {spec.unit}, in {where}.")
 
     def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
@@ -512,6 +538,8 @@ class Answerer:
             if rows:
                 return AnswerCard(question=question, searched=words, order="earliest", rows=rows,
                                   candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
+        elif day is None:
+            note = self.extreme_answer(question) or ""
         cands = self.candidates(words, k=k if day is None else len(self.retriever.passages))
         if day is not None:
             from .sources import day_status

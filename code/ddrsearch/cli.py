@@ -256,9 +256,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     table = compare(results, k=args.k)
     table[f"evidence@{args.k}"] = pd.Series(agreement)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        left_out = f" ({n_unanswerable} unanswerable left out)" if n_unanswerable else ""
-        print(f"{name}: {len(questions)} questions over {len(reports)} reports, k = {args.k}{left_out}\n")
-        print(table.round(3).to_string())
+        left_out = f" ({n_unanswerable} unanswerable ones left out)" if n_unanswerable else ""
+        print(f"{name}: {len(questions)} answerable questions over {len(reports)} reports, k = {args.k}{left_out}\n")
+        print(table.to_string(float_format="{:.3f}".format))
         print()
         print(f"recall@{args.k} by category:")
         print(breakdown(results, "category", f"recall@{args.k}").round(3).to_string())

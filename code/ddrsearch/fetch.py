@@ -242,7 +242,11 @@ def fetch_archive(
     bar.close()
 
     if not report.ok:
-        raise FetchError("Fetching the reports did not complete:\n" + report.summary(), report=report)
+        offline = mirror is None and report.failed and all(why.startswith("download from")
+                                                          for why in report.failed.values())
+        hint = ("\nEvery download failed: without internet, copy the reports from a local copy with "
+                "ddrsearch fetch --mirror FOLDER (or DDRSEARCH_MIRROR=FOLDER make data).") if offline else ""
+        raise FetchError("Fetching the reports did not complete:\n" + report.summary() + hint, report=report)
     return report
 
 

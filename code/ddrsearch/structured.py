@@ -141,7 +141,9 @@ class StructuredMatch:
         depth: ``(low, high)`` feet that the answering row should print, when known.
         detail: how the answer was found, in words.
         depths: report file name -> its own depth range, when the reports differ.
-        value: the number the question gave (feet for ``"depth_passed"``), when one decides the answer.
+        value: the number the question gave (feet for ``"depth_passed"``), or the extreme value found
+            (``"extreme"``, in the field's unit), when one decides the answer.
+        field: the typed field an ``"extreme"`` was read from (a name of :data:`ddrsearch.fields.FIELDS`).
     """
 
     kind: str
@@ -150,6 +152,7 @@ class StructuredMatch:
     detail: str = ""
     depths: dict[str, tuple[float, float]] = field(default_factory=dict)
     value: float | None = None
+    field: str = ""
 
 
 _EXTREMES = (
@@ -269,4 +272,6 @@ class StructuredIndex:
         best = ordered[0][fld]
         # the extreme scores 1; the next two get a little, as near-misses of a noisy field
         scores = {r["report"]: 1.0 if r[fld] == best else 0.3 for r in ordered[:3]}
-        return StructuredMatch("extreme", scores, detail=f"{'lowest' if lowest else 'highest'} {fld}")
+        within = f" ({size:g} in hole)" if hole else ""
+        return StructuredMatch("extreme", scores, detail=f"{'lowest' if lowest else 'highest'} {fld}{within}",
+                               value=best, field=fld)
