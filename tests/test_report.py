@@ -197,9 +197,13 @@ def test_load_archive_never_drops_a_file(tmp_path, archive_folder):
     assert [r.report_number for r in load_archive(tmp_path)] == [38, 39]
 
 
-def test_load_archive_missing_folder_says_how_to_fetch(tmp_path):
+def test_load_archive_missing_folder_says_how_to_fetch(tmp_path, monkeypatch):
+    monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", str(tmp_path / "book"))  # the book's reports: fetch them
     with pytest.raises(DataNotFoundError, match="ddrsearch fetch"):
+        load_archive(tmp_path / "book")
+    with pytest.raises(DataNotFoundError, match="check the path") as info:  # your own folder: fetching won't help
         load_archive(tmp_path / "nowhere")
+    assert "ddrsearch fetch" not in str(info.value)
     with pytest.raises(DataNotFoundError, match="ddrsearch fetch"):
         load_archive(tmp_path)
 

@@ -98,6 +98,13 @@ _ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _US_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 
 
+#: Words that limit a "highest/lowest" question to part of the reports (a month, a depth or date
+#: range); the typed-field note is left out for such a question rather than stated for all reports.
+_LIMIT_RE = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+                       r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|before|after|below|above|"
+                       r"under|over|between|since|until|during|while|first|last|week|\d{4}-\d\d)\b", re.I)
+
+
 def question_order(question: str) -> str:
     """How a card for ``question`` is ordered: ``"latest"``, ``"earliest"`` or ``"score"``.
 
@@ -416,6 +423,7 @@ class Answerer:
             the question asks no depth passed.
         """
         from .rowchoice import prints_depth
+        from .structured import plausible
 
         structured = getattr(self.retriever, "structured_match", None)
         match = structured(question) if structured is not None else None
@@ -424,12 +432,16 @@ class Answerer:
         (name,) = match.scores
         report = self.by_name[name]
         said = f"From the typed fields ({match.detail}): "
-        earlier = [r for r in self.reports if r.report_date < report.report_date]
+        earlier = [r for r in self.reports if r.report_date < report.report_date
+                   and plausible("md_ft", r.md_ft) is not None]
         before = max(earlier, key=lambda r: (r.report_date, r.file_name)) if earlier else None
-        if before is not None and before.md_ft is not None and (report.report_date - before.report_date).days > 1:
+        if before is None:
+            return (said + f"{short_name(report)} ({report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft) "
+                    "is the first of these reports to give an MD, so the day the depth was passed is not known."), []
+        if (report.report_date - before.report_date).days > 1:
             return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
                     f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
-                    f"{match.depth[1]:,.0f} ft); these reports hold no day between them, so the day is not known."), []
+                    f"{match.depth[1]:,.0f} ft); no report between them gives an MD, so the day is not known."), []
         note = said + (f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft; "
                        "its rows printing the depth are quoted whatever their support.")
         words = search_words(question)
@@ -463,8 +475,10 @@ class Answerer:
         match = structured(question) if structured is not None else None
         if match is None or match.kind != "extreme" or match.value is None or not match.field:
             return None
+        if _LIMIT_RE.search(question):  # "in December", "below 5000 ft": a limit the typed path does not apply
+            return None
         spec = next(f for f in FIELDS if f.name == match.field)
-        best = sorted((self.by_name[n] for n, s in match.scores.items() if s == 1.0),
+        best = sorted((self.by_name[n] for n in match.holders or match.scores if n in self.by_name),
                       key=lambda r: (r.report_date, r.file_name))
         where = ", ".join(f"{short_name(r)} ({r.report_date.isoformat()})" for r in best)
         table = "the header" if spec.source == "header" else f"the {spec.source} table"

@@ -78,7 +78,7 @@ def _cmd_manifest(args: argparse.Namespace) -> int:
     if Path(args.out).is_dir():
         print(f"ddrsearch manifest: --out {args.out} is a folder; give a CSV file name", file=sys.stderr)
         return 1
-    entries = write_manifest(args.folder, args.out)
+    entries = write_manifest(args.folder, args.out, ocr=args.ocr)
     by_hash: dict[str, list[str]] = {}
     for e in entries:
         by_hash.setdefault(e.sha256, []).append(e.file_name)
@@ -261,7 +261,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(table.to_string(float_format="{:.3f}".format))
         print()
         print(f"recall@{args.k} by category:")
-        print(breakdown(results, "category", f"recall@{args.k}").round(3).to_string())
+        print(breakdown(results, "category", f"recall@{args.k}").to_string(float_format="{:.3f}".format))
     skipped = {m: list(df.index[df.note != ""]) for m, df in results.items() if (df.note != "").any()}
     for m, ids in skipped.items():
         print(f"note: {m} had no searchable words in question(s) {', '.join(ids)}; they score zero.")
@@ -384,6 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "DDRSEARCH_ARCHIVE_DIR at the folder to search and evaluate your own reports.")
     p.add_argument("folder", help="folder of report PDFs")
     p.add_argument("--out", default="my_manifest.csv", help="CSV file to write (default my_manifest.csv)")
+    p.add_argument("--ocr", choices=("auto", "rapidocr", "tesseract"), default=None,
+                   help="OCR pages without a text layer (scanned reports) to read their number and date")
     p.set_defaults(func=_cmd_manifest)
 
     p = sub.add_parser("preview", help="execute the chapters and write HTML previews (no Quarto needed)",

@@ -242,8 +242,8 @@ def fetch_archive(
     bar.close()
 
     if not report.ok:
-        offline = mirror is None and report.failed and all(why.startswith("download from")
-                                                          for why in report.failed.values())
+        offline = mirror is None and report.failed and not report.fetched and all(
+            why.startswith("download from") for why in report.failed.values())
         hint = ("\nEvery download failed: without internet, copy the reports from a local copy with "
                 "ddrsearch fetch --mirror FOLDER (or DDRSEARCH_MIRROR=FOLDER make data).") if offline else ""
         raise FetchError("Fetching the reports did not complete:\n" + report.summary() + hint, report=report)
@@ -296,7 +296,8 @@ def verify_archive(folder: str | os.PathLike | None = None) -> FetchReport:
     return report
 
 
-def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample: list[str] | None = None) -> list[ManifestEntry]:
+def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample: list[str] | None = None,
+                   ocr: str | None = None) -> list[ManifestEntry]:
     """Write a manifest CSV for a folder of your own report PDFs.
 
     With ``DDRSEARCH_MANIFEST`` pointing at the file and ``DDRSEARCH_ARCHIVE_DIR``
@@ -309,6 +310,8 @@ def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample
         folder: the folder of PDFs (every ``*.pdf`` in it).
         path: the CSV to write.
         sample: file names to mark ``in_sample`` (default none).
+        ocr: OCR engine for pages without a text layer (``"auto"``, ``"rapidocr"``,
+            ``"tesseract"``; :func:`ddrsearch.report.read_report`); ``None`` reads text layers only.
 
     Returns:
         The entries written, in date order.
@@ -322,7 +325,7 @@ def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample
     entries, failures = [], []
     for p in pdfs:  # every file is read, so that one run names every unreadable one
         try:
-            r = read_report(p)
+            r = read_report(p, ocr=ocr)
         except ReportError as exc:
             failures.append(f"{p.name}: {exc}")
             continue

@@ -196,14 +196,18 @@ def move_dash_query(argv: list[str], parser: argparse.ArgumentParser, commands=(
             expects_value = False
             continue
         name = arg.split("=", 1)[0]
-        if arg in options or (arg.startswith("--") and name in options) or (
+        if arg in options or ("=" in arg and name in options) or (
                 len(arg) > 2 and arg[:2] in options and arg[2:].isdigit()):
             out.append(arg)
             action = options.get(arg)
             expects_value = action is not None and action.nargs != 0 and "=" not in arg
             continue
-        # "--name" is an option this command lacks (argparse names it), never the query; "-LCM" may be one
-        if arg.startswith("-") and len(arg) > 1 and not query and not (arg[:2] == "--" and arg[2:3].isalpha()):
+        if arg[:2] == "--" and arg[2:3].isalpha():  # "--name": an option, never the query
+            if not any(o.startswith(name) for o in options if o.startswith("--")):  # nor an abbreviation of one
+                subparser.error(f"{argv[0]} has no option {name}; see ddrsearch {argv[0]} --help")
+            out.append(arg)
+            continue
+        if arg.startswith("-") and len(arg) > 1 and not query:  # "-LCM" may be the query
             query.append(arg)
             continue
         out.append(arg)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .data import FETCH_COMMAND, FILE_NAME_RE
+from .data import FETCH_COMMAND, FILE_NAME_RE, archive_dir
 from .errors import (
     CorruptPDFError,
     DataNotFoundError,
@@ -141,7 +141,7 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
         doc.close()
         raise NoTextLayerError(
             f"{path} has {n} page(s) but no text layer: it is a scanned or image-only PDF. "
-            "Read it with OCR: ddrsearch search --dir FOLDER --ocr auto, or "
+            "Read it with OCR: add --ocr auto to the command (ddrsearch search, ask or manifest with your folder), or "
             "read_report(path, ocr='auto') in Python (or 'rapidocr' / 'tesseract'); "
             "the rapidocr engine installs with ddrsearch (pip install rapidocr-onnxruntime).",
             path,
@@ -164,7 +164,10 @@ def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
     if folder.is_file():
         raise DataNotFoundError(f"{folder} is a file, not a folder of report PDFs (read one file with ddrsearch.report.read_report()).")
     if not folder.is_dir():
-        raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
+        if folder.absolute() == archive_dir().absolute():  # the book's reports: fetching creates the folder
+            raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
+        raise DataNotFoundError(f"Report folder {folder} does not exist; check the path (fetching the book's "
+                                "reports does not create your own folder).")
     entries = sorted(folder.iterdir())
     paths = [p for p in entries if p.suffix.lower() == ".pdf" and p.is_file()]
     not_read = [f"{p.name}/ (a folder named like a PDF)" for p in entries if p.suffix.lower() == ".pdf" and p.is_dir()]

@@ -38,7 +38,7 @@ from .fields import FIELDS, read_tables, typed_fields
 from .report import Report
 from .text import normalize
 
-__all__ = ["StructuredIndex", "StructuredMatch", "parse_date"]
+__all__ = ["StructuredIndex", "StructuredMatch", "parse_date", "plausible"]
 
 _MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -47,7 +47,8 @@ _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _FEET = r"\s*(?:ft|feet|foot|')"
-_HOLE = re.compile(r"(\d{1,2})(?:\s+(\d)/(\d))?\s*\"?\s*(?:in(?:ch)?\s+)?(?:production |surface |intermediate )?hole")
+_HOLE = re.compile(r"(\d{1,2}(?:\.\d+)?)(?:[\s-]+(\d)/(\d))?\s*\"?\s*(?:in(?:ch)?\s+)?"
+                   r"(?:production |surface |intermediate )?hole")
 
 
 def _holidays(year: int) -> dict[str, dt.date]:
@@ -113,8 +114,8 @@ def _number(raw: str) -> float:
 _RANGES = {spec.name: (spec.low, spec.high) for spec in FIELDS}
 
 
-def _plausible(name: str, value: float | None) -> float | None:
-    """``value``, or ``None`` when it lies outside the field's plausible range (:data:`ddrsearch.fields.FIELDS`).
+def plausible(name: str, value: float | None) -> float | None:
+    """``value``, or ``None`` when it lies outside the field ``name``'s plausible range (:data:`ddrsearch.fields.FIELDS`).
 
     :func:`ddrsearch.fields.typed_fields` keeps such a value and flags it ("check the unit"); an MD
     printed 80240 must not answer "which day did we pass 9,000 ft?".
@@ -144,6 +145,7 @@ class StructuredMatch:
         value: the number the question gave (feet for ``"depth_passed"``), or the extreme value found
             (``"extreme"``, in the field's unit), when one decides the answer.
         field: the typed field an ``"extreme"`` was read from (a name of :data:`ddrsearch.fields.FIELDS`).
+        holders: every report holding that extreme (``scores`` gives at most three reports a score).
     """
 
     kind: str
@@ -153,11 +155,12 @@ class StructuredMatch:
     depths: dict[str, tuple[float, float]] = field(default_factory=dict)
     value: float | None = None
     field: str = ""
+    holders: tuple[str, ...] = ()
 
 
 _EXTREMES = (
     (r"foot(?:age)?|feet drilled|ft drilled|most (?:hole|feet|ft)", "footage_ft"),
-    (r"rop|rate of penetration|penetration rate|drilling rate", "bit_rop_ft_per_hr"),
+    (r"\brop\b|rate of penetration|penetration rate|drilling rate", "bit_rop_ft_per_hr"),
     (r"mud weight|\bmw\b|heaviest mud|lightest mud", "mud_weight_max_ppg"),
     (r"pump pressure|standpipe pressure|\bspp\b", "pump_pressure_psi"),
     (r"torque", "torque_ftlbf"),
@@ -208,7 +211,7 @@ class StructuredIndex:
 
     def _set_rows(self, rows: list[dict]) -> None:
         for row in rows:  # an implausible value (kept and flagged by typed_fields) answers nothing here
-            row.update({k: _plausible(k, row[k]) for k in _RANGES if k in row})
+            row.update({k: plausible(k, row[k]) for k in _RANGES if k in row})
         self.rows = rows
         prev = 0.0
         for row in rows:  # drilled interval of each day: previous MD -> this MD
@@ -244,8 +247,11 @@ class StructuredIndex:
                     and (r["footage_ft"] > n if above else r["footage_ft"] < n)}
             return StructuredMatch("footage_above" if above else "footage_below", hits,
                                    detail=f"24 HR FTG {'>' if above else '<'} {n:,.0f} ft") if hits else None
-        m = re.search(r"\b(best|most|highest|max(?:imum)?|biggest|longest|fastest|heaviest|record|"
-                      r"worst|least|lowest|min(?:imum)?|smallest|slowest|lightest)\b", text)
+        # "most recent", "at least 9.2 ppg" and "at most" ask for no extreme
+        m = re.search(r"\b(best|most(?! recent)|highest|max(?:imum)?|biggest|longest|fastest|heaviest|record|"
+                      r"worst|(?<!at )least|lowest|min(?:imum)?|smallest|slowest|lightest)\b", text)
+        if m and m[1] == "most" and re.search(r"\bat most\b", text):
+            m = None
         if m:
             for pattern, fld in _EXTREMES:
                 if re.search(pattern, text):
@@ -264,7 +270,7 @@ class StructuredIndex:
         rows = [r for r in self.rows if r.get(fld) is not None and (fld != "footage_ft" or r[fld] > 0)]
         hole = _HOLE.search(text)
         if hole:
-            size = int(hole[1]) + (int(hole[2]) / int(hole[3]) if hole[2] else 0.0)
+            size = float(hole[1]) + (int(hole[2]) / int(hole[3]) if hole[2] else 0.0)
             rows = [r for r in rows if r["bit_size"] is not None and abs(r["bit_size"] - size) < 0.01]
         if not rows:
             return None
@@ -274,4 +280,4 @@ class StructuredIndex:
         scores = {r["report"]: 1.0 if r[fld] == best else 0.3 for r in ordered[:3]}
         within = f" ({size:g} in hole)" if hole else ""
         return StructuredMatch("extreme", scores, detail=f"{'lowest' if lowest else 'highest'} {fld}{within}",
-                               value=best, field=fld)
+                               value=best, field=fld, holders=tuple(r["report"] for r in ordered if r[fld] == best))
