@@ -214,3 +214,13 @@ def test_eval_by_category_table_has_three_decimals(archive_folder, capsys):
     by_cat = out.split("by category:")[1].strip().splitlines()[2:]
     assert by_cat and all(line.split()[-1].count(".") == 1 and len(line.split()[-1].split(".")[1]) == 3
                           for line in by_cat), out
+
+
+def test_index_build_names_every_unreadable_file_at_once(tmp_path, archive_folder, capsys):
+    # manifest was fixed to name every unreadable PDF; index build --dir (read_reports) still stopped at the first
+    shutil.copy(archive_folder / _name(38), tmp_path / _name(38))
+    (tmp_path / "empty.pdf").write_bytes(b"")
+    (tmp_path / "notes.pdf").write_text("not a pdf")
+    assert main(["index", "build", "--dir", str(tmp_path), "--index", str(tmp_path / "idx")]) == 1
+    err = capsys.readouterr().err
+    assert "empty.pdf" in err and "notes.pdf" in err and "2 of 3" in err

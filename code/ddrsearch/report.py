@@ -516,11 +516,25 @@ def sort_reports(reports: Iterable[Report]) -> list[Report]:
 def read_reports(paths: Iterable[str | os.PathLike]) -> list[Report]:
     """Read the given report PDFs and return them in report-number order (see :func:`load_archive`).
 
+    Every file is read before an error is raised, so that one run names every unreadable file.
+
     Raises:
-        ReportError: a file cannot be read (see :func:`read_report`).
+        ReportError: a file cannot be read: that file's own error (see
+            :func:`read_report`), or, when several cannot, one error listing each by name.
         DuplicateReportError: two files hold the same report (:func:`check_same_text`).
     """
-    reports = [read_report(p) for p in paths]
+    reports: list[Report] = []
+    failures: list[tuple[Path, ReportError]] = []
+    for p in paths:
+        try:
+            reports.append(read_report(p))
+        except ReportError as exc:
+            failures.append((Path(p), exc))
+    if len(failures) == 1:
+        raise failures[0][1]
+    if failures:
+        raise ReportError(f"{len(failures)} of {len(reports) + len(failures)} file(s) could not be read:\n  "
+                          + "\n  ".join(f"{p.name}: {exc}" for p, exc in failures), failures[0][0].parent)
     check_same_text(reports)
     return sort_reports(reports)
 
