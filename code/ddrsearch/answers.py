@@ -34,7 +34,9 @@ How a card is made (:class:`Answerer`):
 4. A "which day did we pass N ft?" question, which no row's words answer,
    is answered from the reports' MD field instead (:meth:`Answerer.depth_answer`):
    the card quotes the first report reaching N ft, its rows that print the
-   depth passed, and says so in its note.
+   depth passed, and says so in its note. A "highest/lowest" question gets
+   the value and the reports holding it from the typed fields in its note
+   (:meth:`Answerer.extreme_answer`); its rows are found as in steps 1-3.
 
 Row ids: :func:`row_id` and :func:`resolve_row_id`; a citation of a report
 or row that does not exist raises :class:`CitationError` naming it.
@@ -411,10 +413,10 @@ class Answerer:
         that report's operation rows printing a depth from N to that MD
         (:func:`ddrsearch.rowchoice.prints_depth`): where the bit passed N;
         failing those, the rows printing a depth of that day's drilled
-        interval near N (the structured path's range). When the report before
-        it in these reports is more than a day older, the depth was passed on
-        a day these reports may not hold: the note says between which two
-        reports, and no row is quoted.
+        interval near N (the structured path's range). When no earlier report
+        gives a plausible MD, or the latest that does is more than a day
+        older, the depth was passed on a day these reports do not show: the
+        note says so (and between which two reports), and no row is quoted.
 
         Returns:
             ``(note, rows)``: a sentence naming the report(s), dates and MD,
