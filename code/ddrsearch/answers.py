@@ -403,6 +403,11 @@ class Answerer:
             coverage=coverage, evidence=ev,
         )
 
+    def _structured_match(self, question: str):
+        """The retriever's structured-path match for ``question``; ``None`` for a retriever without one."""
+        structured = getattr(self.retriever, "structured_match", None)
+        return structured(question) if structured is not None else None
+
     def depth_answer(self, question: str) -> tuple[str, list[SupportRow]] | None:
         """The typed-field answer to a "which day did we pass N ft?" question, or ``None``.
 
@@ -427,8 +432,7 @@ class Answerer:
         from .rowchoice import prints_depth
         from .structured import plausible
 
-        structured = getattr(self.retriever, "structured_match", None)
-        match = structured(question) if structured is not None else None
+        match = self._structured_match(question)
         if match is None or match.kind != "depth_passed" or match.depth is None or match.value is None:
             return None
         (name,) = match.scores
@@ -444,8 +448,8 @@ class Answerer:
             return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
                     f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
                     f"{match.depth[1]:,.0f} ft); no report between them gives an MD, so the day is not known."), []
-        note = said + (f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft; "
-                       "its rows printing the depth are quoted whatever their support.")
+        found = f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft; "
+        note = said + found + "its rows printing the depth are quoted whatever their support."
         words = search_words(question)
         fused = self.retriever.passage_scores(words)
         cosine = self.retriever.dense.passage_scores(words)
@@ -459,8 +463,7 @@ class Answerer:
                     rows.append(self._support_row(i, words, fused, cosine))
             if rows:
                 return note, with_margins(rows)
-        return said + (f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft; "
-                       "no row of it prints a depth near the one asked."), []
+        return said + found + "no row of it prints a depth near the one asked.", []
 
     def extreme_answer(self, question: str) -> str | None:
         """The typed-field answer to a "highest mud weight" question, as a sentence, or ``None``.
@@ -473,8 +476,7 @@ class Answerer:
         """
         from .fields import FIELDS
 
-        structured = getattr(self.retriever, "structured_match", None)
-        match = structured(question) if structured is not None else None
+        match = self._structured_match(question)
         if match is None or match.kind != "extreme" or match.value is None or not match.field:
             return None
         if _LIMIT_RE.search(question):  # "in December", "below 5000 ft": a limit the typed path does not apply

@@ -40,7 +40,7 @@ from ._util import sha256_file
 from .data import MANIFEST_COLUMNS, ManifestEntry, archive_dir, load_manifest
 from .errors import FetchError, ReportError
 from .pdf import folder_pdfs
-from .report import read_report
+from .report import failure_lines, read_each
 
 #: Public address of the report files; a file's URL is ``BASE_URL + file name``.
 BASE_URL = (
@@ -322,18 +322,12 @@ def write_manifest(folder: str | os.PathLike, path: str | os.PathLike, *, sample
     """
     pdfs = folder_pdfs(folder)  # warns about PDFs in subfolders, which are not listed
     sample = set(sample or [])
-    entries, failures = [], []
-    for p in pdfs:  # every file is read, so that one run names every unreadable one
-        try:
-            r = read_report(p, ocr=ocr)
-        except ReportError as exc:
-            failures.append(f"{p.name}: {exc}")
-            continue
-        entries.append(ManifestEntry(p.name, sha256_of(p), p.stat().st_size, r.phase, r.report_number, r.report_date,
-                                     p.name in sample))
+    reports, failures = read_each(pdfs, ocr=ocr)  # every file is read, so that one run names every unreadable one
     if failures:
         raise ReportError(f"{len(failures)} of {len(pdfs)} file(s) in {folder} could not be read, so no manifest "
-                          "was written:\n  " + "\n  ".join(failures), folder)
+                          "was written:\n  " + failure_lines(failures), folder)
+    entries = [ManifestEntry(r.path.name, sha256_of(r.path), r.path.stat().st_size, r.phase, r.report_number,
+                             r.report_date, r.path.name in sample) for r in reports]
     entries.sort(key=lambda e: (e.report_date, e.file_name))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -452,22 +452,42 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
     if on_error not in ("raise", "collect"):
         raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
     check_duplicates(paths)
+    if on_error == "raise":
+        reports = [read_report(p, ocr=ocr, dpi=dpi) for p in paths]
+    else:
+        reports, failures = read_each(paths, ocr=ocr, dpi=dpi)
+        if failures:
+            raise ReportError(f"{len(failures)} of {len(paths)} file(s) in {folder} could not be read:\n  "
+                              + failure_lines(failures), folder)
+    check_same_text(reports)
+    return sort_reports(reports)
+
+
+def read_each(paths: Iterable[str | os.PathLike], *, ocr: str | None = None,
+              dpi: int = 200) -> tuple[list[Report], list[tuple[Path, ReportError]]]:
+    """Read every file, going on past the ones that cannot be read, so that one run names them all.
+
+    Args:
+        paths: report PDFs.
+        ocr, dpi: as for :func:`read_report`.
+
+    Returns:
+        ``(reports, failures)``: the reports read, in the order given, and
+        ``(path, error)`` for each file that raised :class:`ReportError`.
+    """
     reports: list[Report] = []
-    failures: list[str] = []
+    failures: list[tuple[Path, ReportError]] = []
     for p in paths:
         try:
             reports.append(read_report(p, ocr=ocr, dpi=dpi))
         except ReportError as exc:
-            if on_error == "raise":
-                raise
-            failures.append(f"{p.name}: {exc}")
-    if failures:
-        raise ReportError(
-            f"{len(failures)} of {len(paths)} file(s) in {folder} could not be read:\n  " + "\n  ".join(failures),
-            folder,
-        )
-    check_same_text(reports)
-    return sort_reports(reports)
+            failures.append((Path(p), exc))
+    return reports, failures
+
+
+def failure_lines(failures: Sequence[tuple[Path, ReportError]]) -> str:
+    """The failures of :func:`read_each`, one ``name: error`` per line (indented after the first)."""
+    return "\n  ".join(f"{p.name}: {exc}" for p, exc in failures)
 
 
 
@@ -523,18 +543,12 @@ def read_reports(paths: Iterable[str | os.PathLike]) -> list[Report]:
             :func:`read_report`), or, when several cannot, one error listing each by name.
         DuplicateReportError: two files hold the same report (:func:`check_same_text`).
     """
-    reports: list[Report] = []
-    failures: list[tuple[Path, ReportError]] = []
-    for p in paths:
-        try:
-            reports.append(read_report(p))
-        except ReportError as exc:
-            failures.append((Path(p), exc))
+    reports, failures = read_each(paths)
     if len(failures) == 1:
         raise failures[0][1]
     if failures:
         raise ReportError(f"{len(failures)} of {len(reports) + len(failures)} file(s) could not be read:\n  "
-                          + "\n  ".join(f"{p.name}: {exc}" for p, exc in failures), failures[0][0].parent)
+                          + failure_lines(failures), failures[0][0].parent)
     check_same_text(reports)
     return sort_reports(reports)
 

@@ -66,7 +66,7 @@ from .rowchoice import ROW_RULES, choose_row
 from .structured import StructuredIndex
 from .tokenizer import make_tokenizer
 
-__all__ = ["QUANTITY_UNITS", "TunedHybridRetriever", "proximity_pairs"]
+__all__ = ["NUMBERS_MODES", "QUANTITY_UNITS", "TunedHybridRetriever", "proximity_pairs"]
 
 #: Units after which a number in a question is a quantity the reports print
 #: (pressure, flow, pump and rotary rates, volume, weight, mud weight, hours,
@@ -75,6 +75,10 @@ __all__ = ["QUANTITY_UNITS", "TunedHybridRetriever", "proximity_pairs"]
 #: from the MD field, not a figure printed beside its label.
 QUANTITY_UNITS = frozenset({"psi", "ppg", "gpm", "spm", "rpm", "bbl", "bbls", "fph", "klb", "klbs", "k", "lb",
                             "lbs", "hr", "hrs", "deg", "gal"})
+
+
+#: The values of the ``numbers`` option (:func:`proximity_pairs`).
+NUMBERS_MODES = (False, True, "units")
 
 
 def _is_number(word: str) -> bool:
@@ -101,7 +105,7 @@ def proximity_pairs(words: Sequence[str], numbers: bool | str = False) -> list[t
     >>> proximity_pairs(["run", "9", "5/8", "case"], "units")
     []
     """
-    if numbers not in (False, True, "units"):
+    if numbers not in NUMBERS_MODES:
         raise ValueError(f"numbers must be False, True or 'units', not {numbers!r}")
     pairs = {(a, b) for a, b in zip(words, words[1:], strict=False) if a != b}
     if numbers is True:
@@ -158,7 +162,7 @@ class TunedHybridRetriever(HybridRetriever):
         if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
             raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
                              f"got {fb_weight}, {structured}, {proximity}, {window}")
-        if numbers not in (False, True, "units"):
+        if numbers not in NUMBERS_MODES:
             raise ValueError(f"numbers must be False, True or 'units', not {numbers!r}")
         if not isinstance(rig_terms, (bool, str, os.PathLike)) or rig_terms == "":
             raise ValueError(f"rig_terms must be True, False or the path of a rig-terms CSV, not {rig_terms!r}")
