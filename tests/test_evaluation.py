@@ -99,3 +99,42 @@ def test_cli_eval_expand_is_the_books_best_single_method(tmp_path, capsys, archi
     assert means.loc["bm25+expand", "hit@5"] == pytest.approx(same["hit@5"].mean())
     assert main(["eval", "fresh", "--methods", "dense,hybrid", "--expand"]) == 2
     assert "--expand applies to keyword and bm25, not dense, hybrid" in capsys.readouterr().err
+
+
+def test_cli_eval_prints_intervals_and_the_paired_gain(tmp_path, capsys, archive, archive_folder):
+    # eval printed means only, while the book's rule is that a method is better only beyond its interval
+    from ddrsearch.significance import bootstrap_ci, paired_bootstrap
+
+    out = tmp_path / "dev.csv"
+    assert main(["eval", "archive", "--split", "dev", "--methods", "bm25,bm25+expand", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    questions = load_questions("archive").split("dev").answerable()
+    plain = evaluate_retriever(build_retriever("bm25", archive), questions)
+    expanded = evaluate_retriever(build_retriever("bm25", archive, expand=True), questions)
+    mean, lo, hi = bootstrap_ci(plain["NDCG@5"].to_numpy(), n=2000, seed=0)
+    assert f"{mean:.3f} ± {(hi - lo) / 2:.3f}" in text
+    gain, lo, hi = paired_bootstrap(expanded["NDCG@5"].to_numpy(), plain["NDCG@5"].to_numpy(), n=2000, seed=0)
+    assert "NDCG@5 gain over bm25, paired on the same questions" in text
+    verdict = "better" if lo > 0 else "worse" if hi < 0 else "cannot be told apart"
+    assert f"bm25+expand  {gain:+.3f} [{lo:+.3f}, {hi:+.3f}]  {verdict}" in text
+    means = pd.read_csv(tmp_path / "dev_means.csv", index_col=0)
+    assert list(means.index) == ["bm25", "bm25+expand"]  # both in one run: --expand alone cannot do that
+    assert means.loc["bm25+expand", "NDCG@5 gain"] == pytest.approx(gain)
+    assert means.loc["bm25+expand", "NDCG@5 gain low"] == pytest.approx(lo)
+    assert means.loc["bm25", "NDCG@5 gain"] == 0
+    _, lo, hi = bootstrap_ci(plain["NDCG@5"].to_numpy(), n=2000, seed=0)
+    assert means.loc["bm25", "NDCG@5 ±"] == pytest.approx((hi - lo) / 2)
+
+
+def test_cli_eval_refuses_a_method_named_twice_and_a_stray_baseline(capsys, archive_folder):
+    # before, "--methods bm25,bm25" printed one row, and "--methods bm25 --expand" could not sit beside bm25
+    assert main(["eval", "starter", "--methods", "bm25,bm25"]) == 2
+    assert "names bm25 more than once" in capsys.readouterr().err
+    assert main(["eval", "starter", "--methods", "bm25,bm25+expand", "--expand"]) == 2
+    assert "names bm25+expand more than once" in capsys.readouterr().err
+    assert main(["eval", "starter", "--methods", "bm25,dense", "--baseline", "hybrid"]) == 2
+    err = capsys.readouterr().err
+    assert "--baseline hybrid is not among the methods (bm25, dense)" in err
+    assert main(["eval", "starter", "--methods", "bm25", "-k", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "95% bootstrap intervals over the 5 questions" in text and "gain over" not in text

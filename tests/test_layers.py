@@ -38,7 +38,7 @@ LAYERS: dict[str, int] = {
     "pipeline": 12,
     "answers": 13, "index": 13,
     "patterns": 12, "evaluation": 12, "plots": 12, "quartomd": 12, "bookcheck": 12,
-    "book": 13, "levers": 13, "indexcli": 14, "answercli": 14, "serve": 13, "explain": 12, "session": 14,
+    "book": 13, "levers": 13, "indexcli": 14, "answercli": 14, "evalcli": 14, "serve": 13, "explain": 12, "session": 14,
     "cli": 15, "__main__": 16,
     "app": 16,
 }

@@ -44,7 +44,6 @@ import sys
 import warnings
 from pathlib import Path
 
-from ._util import unwritable_csv
 from .errors import DDRSearchError
 
 
@@ -195,85 +194,6 @@ def _cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_eval(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from .data import corpus_paths
-    from .evaluation import breakdown, compare, evaluate_retriever, evidence_agreement
-    from .pipeline import METHODS, build_retriever
-    from .questions import load_questions
-    from .report import read_reports
-
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if not methods:
-        print(f"ddrsearch eval: --methods names no method; choose from {', '.join(METHODS)}", file=sys.stderr)
-        return 2
-    if unknown:
-        print(f"ddrsearch eval: unknown method(s) {unknown}; choose from {', '.join(METHODS)}", file=sys.stderr)
-        return 2
-    if args.expand and not {"keyword", "bm25"} & set(methods):
-        print(f"ddrsearch eval: --expand applies to keyword and bm25, not {', '.join(methods)}", file=sys.stderr)
-        return 2
-    if args.out is not None:  # checked before the evaluation runs, which can take minutes, not after it
-        problem = unwritable_csv(args.out, also="_means.csv")
-        if problem:
-            print(f"ddrsearch eval: {problem}", file=sys.stderr)
-            return 1
-        out = Path(args.out)
-    everything = load_questions(args.questions)
-    questions = everything.split(args.split) if args.split != "all" else everything
-    name, n_unanswerable = questions.name, len(questions.unanswerable())
-    questions = questions.answerable()  # retrieval metrics need judgements
-    if not len(questions):
-        if args.split != "all" and len(everything.answerable()):
-            splits = sorted({q.split or "none" for q in everything.answerable()})
-            print(f"ddrsearch eval: {args.questions} has no questions in the {args.split} split (its answerable "
-                  f"questions are in: {', '.join(splits)}); use --split {splits[0]} or --split all", file=sys.stderr)
-        else:
-            where = "" if args.split == "all" else f" in the {args.split} split"
-            print(f"ddrsearch eval: {args.questions} has no answerable questions{where}", file=sys.stderr)
-        return 1
-    corpus = args.corpus or questions.corpus
-    reports = read_reports(corpus_paths(corpus, args.archive))
-    names = {r.file_name for r in reports}
-    outside = sorted({j for q in questions for j in q.relevant_reports if j not in names})
-    if outside:
-        print(f"warning: {len(outside)} judged report(s) are not in the {corpus} corpus "
-              f"({', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''}); no method can retrieve them, "
-              "so recall stays below 1. Use the question set's own corpus.", file=sys.stderr)
-    if args.k > len(reports):
-        print(f"note: -k {args.k} is more than the {len(reports)} reports searched: P@{args.k} still divides by "
-              f"{args.k} (ranks past the last report count as misses), so it is small.", file=sys.stderr)
-    results, agreement = {}, {}
-    for m in methods:
-        expand = args.expand and m in ("keyword", "bm25")  # the book's best single method is BM25 + expansion
-        retriever = build_retriever(m, reports, **({"expand": True} if expand else {}))
-        label = f"{m}+expand" if expand else m
-        results[label] = evaluate_retriever(retriever, questions, k=args.k)
-        # share of the relevant reports in the top k whose shown row holds the judgement's quoted evidence
-        agreement[label] = evidence_agreement(retriever, questions, k=args.k).attrs["agreement"]
-    table = compare(results, k=args.k)
-    table[f"evidence@{args.k}"] = pd.Series(agreement)
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        left_out = f" ({n_unanswerable} unanswerable ones left out)" if n_unanswerable else ""
-        print(f"{name}: {len(questions)} answerable questions over {len(reports)} reports, k = {args.k}{left_out}\n")
-        print(table.to_string(float_format="{:.3f}".format))
-        print()
-        print(f"recall@{args.k} by category:")
-        print(breakdown(results, "category", f"recall@{args.k}").to_string(float_format="{:.3f}".format))
-    skipped = {m: list(df.index[df.note != ""]) for m, df in results.items() if (df.note != "").any()}
-    for m, ids in skipped.items():
-        print(f"note: {m} had no searchable words in question(s) {', '.join(ids)}; they score zero.")
-    if args.out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        per_question = pd.concat({m: df for m, df in results.items()}, names=["method", "id"])
-        per_question.to_csv(out)
-        table.to_csv(out.with_name(out.stem + "_means.csv"))
-        print(f"\nWrote {out} (one row per method and question) and {out.with_name(out.stem + '_means.csv')}.")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests)."""
     from .serve import add_app_command
@@ -346,30 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_answer_parsers(sub)
 
-    p = sub.add_parser(
-        "eval",
-        help="evaluate retrieval methods on a question set",
-        description=(
-            "Run each method over a question set (datasets/eval/*.yaml) and print the mean P@k, recall@k, "
-            "hit@k, MRR, MAP and NDCG@k of each method, its evidence agreement (evidence@k: of the relevant "
-            "reports in the top k, the share whose shown row holds the quoted evidence), and recall@k per "
-            "category; optionally write CSV."
-        ),
-    )
-    p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive, fresh")
-    p.add_argument("--methods", default="keyword,bm25,dense,hybrid",
-                   help="comma-separated methods (default keyword,bm25,dense,hybrid)")
-    p.add_argument("-k", type=int, default=5, help="metric cut-off (default 5)")
-    p.add_argument("--expand", action="store_true",
-                   help="expand rig abbreviations in keyword and bm25 (shown as bm25+expand; hybrid always does)")
-    p.add_argument("--split", choices=["all", "dev", "test"], default="all",
-                   help="evaluate all questions (default), the development part or the held-out part")
-    p.add_argument("--corpus", choices=["sample", "archive"], default=None,
-                   help="reports to search (default: the question set's own corpus)")
-    p.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")
-    p.add_argument("--out", metavar="CSV", default=None,
-                   help="write per-question results to CSV (and the means to <name>_means.csv)")
-    p.set_defaults(func=_cmd_eval)
+    from .evalcli import add_eval_parser
+
+    add_eval_parser(sub)
 
     add_app_command(sub)  # ddrsearch app: its options live beside the launcher, in ddrsearch.serve
 

@@ -32,7 +32,7 @@ from .evaluation import evaluate_retriever
 from .lexical import BM25Retriever
 from .pipeline import DEFAULT_LEVERS, DEFAULT_WEIGHT, PLAIN_WEIGHT
 from .report import Report
-from .significance import bootstrap_ci, paired_bootstrap
+from .significance import comparison_table
 from .tuned import TunedHybridRetriever
 
 __all__ = [
@@ -203,35 +203,9 @@ def lever_results(bench: LeverBench, questions, levers: Mapping[str, Mapping] | 
 def lever_table(results: Mapping[str, pd.DataFrame], baseline: str = BASELINE,
                 metrics: Sequence[str] = ("hit@5", "RR", "NDCG@5"), gain_on: str = "NDCG@5",
                 n: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Each method's means with 95% bootstrap half-widths, and its paired gain over ``baseline``.
+    """Each lever's means with 95% bootstrap half-widths, and its paired gain over ``baseline`` (the plain hybrid).
 
-    Returns:
-        One row per method (index name ``method``): for each metric its mean
-        and ``"<metric> ±"`` (half the width of the percentile-bootstrap
-        interval over the questions; ``RR`` is shown as ``MRR``), then
-        ``gain`` (mean difference of ``gain_on`` with the baseline on the same
-        questions) with ``gain low`` and ``gain high`` (its paired 95%
-        interval), and ``changed`` (questions whose ``gain_on`` moved).
-
-    Raises:
-        KeyError: ``baseline`` is not among the results.
-        ValueError: the tables hold different questions.
+    :func:`ddrsearch.significance.comparison_table` with this module's baseline; see it for the columns
+    and the errors raised.
     """
-    base = results[baseline]
-    rows = {}
-    for name, df in results.items():
-        if list(df.index) != list(base.index):
-            raise ValueError(f"{name!r} was scored on other questions than {baseline!r}")
-        row: dict = {}
-        for m in metrics:
-            mean, lo, hi = bootstrap_ci(df[m].to_numpy(), n=n, seed=seed)
-            label = "MRR" if m == "RR" else m
-            row[label], row[f"{label} ±"] = mean, (hi - lo) / 2
-        gain, lo, hi = paired_bootstrap(df[gain_on].to_numpy(), base[gain_on].to_numpy(), n=n, seed=seed)
-        row.update({"gain": gain, "gain low": lo, "gain high": hi,
-                    "changed": int((df[gain_on] - base[gain_on]).abs().gt(1e-12).sum())})
-        rows[name] = row
-    table = pd.DataFrame(rows).T
-    table.index.name = "method"
-    table["changed"] = table["changed"].astype(int)
-    return table
+    return comparison_table(results, baseline, metrics=metrics, gain_on=gain_on, n=n, seed=seed)

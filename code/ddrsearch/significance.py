@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["bootstrap_ci", "bootstrap_table", "paired_bootstrap"]
+__all__ = ["bootstrap_ci", "bootstrap_table", "comparison_table", "paired_bootstrap"]
 
 
 def _resampled_means(values: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -90,4 +90,49 @@ def bootstrap_table(results: Mapping[str, pd.DataFrame], metrics: Sequence[str] 
         rows[name] = row
     table = pd.DataFrame(rows).T
     table.index.name = "method"
+    return table
+
+
+def comparison_table(results: Mapping[str, pd.DataFrame], baseline: str,
+                     metrics: Sequence[str] = ("hit@5", "RR", "NDCG@5"), gain_on: str = "NDCG@5",
+                     n: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Each method's means with 95% bootstrap half-widths, and its paired gain over ``baseline``.
+
+    Args:
+        results: method name -> per-question table (:func:`ddrsearch.evaluation.evaluate_run`),
+            all over the same questions in the same order.
+        baseline: the method every other one is compared with.
+        metrics: columns to summarise.
+        gain_on: the column whose paired difference is the gain.
+        n, seed: bootstrap resamples and seed (:func:`bootstrap_ci`).
+
+    Returns:
+        One row per method (index name ``method``): for each metric its mean
+        and ``"<metric> ±"`` (half the width of the percentile-bootstrap
+        interval over the questions; ``RR`` is shown as ``MRR``), then
+        ``gain`` (mean difference of ``gain_on`` with the baseline on the same
+        questions) with ``gain low`` and ``gain high`` (its paired 95%
+        interval), and ``changed`` (questions whose ``gain_on`` moved).
+
+    Raises:
+        KeyError: ``baseline`` is not among the results.
+        ValueError: the tables hold different questions.
+    """
+    base = results[baseline]
+    rows = {}
+    for name, df in results.items():
+        if list(df.index) != list(base.index):
+            raise ValueError(f"{name!r} was scored on other questions than {baseline!r}")
+        row: dict = {}
+        for m in metrics:
+            mean, lo, hi = bootstrap_ci(df[m].to_numpy(), n=n, seed=seed)
+            label = "MRR" if m == "RR" else m
+            row[label], row[f"{label} ±"] = mean, (hi - lo) / 2
+        gain, lo, hi = paired_bootstrap(df[gain_on].to_numpy(), base[gain_on].to_numpy(), n=n, seed=seed)
+        row.update({"gain": gain, "gain low": lo, "gain high": hi,
+                    "changed": int((df[gain_on] - base[gain_on]).abs().gt(1e-12).sum())})
+        rows[name] = row
+    table = pd.DataFrame(rows).T
+    table.index.name = "method"
+    table["changed"] = table["changed"].astype(int)
     return table
