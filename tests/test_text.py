@@ -313,3 +313,11 @@ def test_unicode_fractions_are_written_out():
     assert tokenize('Run 9⅝" casing') == ["run", "9", "5/8", "casing"]
     assert "121" not in tokenize('Drill 12¼" hole')
     assert normalise("12½") == "12 1/2" and normalise(normalise("12½")) == normalise("12½")
+
+
+def test_a_number_without_its_leading_zero_keeps_its_value():
+    # ".5 ppg over" was ["5", "ppg", "over"]: it matched reports printing "5 ppg", ten times the weight
+    assert tokenize(".5 ppg over") == ["0.5", "ppg", "over"] == tokenize("0.5 ppg over")
+    assert tokenize("pump .5bbl (.75 hr)") == ["pump", "0.5", "bbl", "0.75", "hr"]
+    assert tokenize("x.5") == ["x", "5"]  # after a letter the dot separates, as before
+    assert tokenize("150 -223 psi") == ["150", "223", "psi"]  # a dash is still a range, not a sign

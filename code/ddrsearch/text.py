@@ -32,7 +32,9 @@ Token rules (applied to the normalised text):
 * The feet mark ``'`` and the inch mark ``"`` are separators, so they vanish:
   ``6,360'`` -> ``6360``; ``8 5/8''`` -> ``8 5/8``. The degree sign ``°``
   is kept by :func:`normalize` but is a separator here: ``65°`` -> ``65``.
-  A minus sign is a hyphen, so ``-20.8`` -> ``20.8``.
+  A minus sign is a hyphen, so ``-20.8`` -> ``20.8`` (reports write ranges
+  as ``150 -223 psi``). A number written without its leading zero gets it:
+  ``.5 ppg`` -> ``0.5 ppg``, so it does not match ``5 ppg``.
 * A colon between digits stays inside the token, so clock times are one
   token: ``13:30``.
 * Single letters joined by dots are one token without the dots:
@@ -249,6 +251,9 @@ def _raw_tokens(normalised: str) -> list[str]:
         elif m.lastgroup == "slashed" and _SINGLE_LETTERS.fullmatch(tok):
             tok = tok.replace("/", "")  # p/u -> pu, like p.u. and pu
         elif m.lastgroup == "word":
+            start = m.start()
+            if tok[0].isdigit() and start and text[start - 1] == "." and (start < 2 or not text[start - 2].isalnum()):
+                tok = "0." + tok  # .5 ppg -> 0.5 ppg: the leading zero left out
             glued = _GLUED.fullmatch(tok)
             if glued and glued.group(2) in GLUED_UNITS:
                 out.extend(glued.groups())  # 250psi -> 250 psi
