@@ -27,7 +27,7 @@ LAYERS: dict[str, int] = {
     "settings": 1,
     "data": 2, "text": 2, "metrics": 2, "fusion": 2, "vectorindex": 2, "significance": 2,
     "glossary": 3, "trec": 3, "pdf": 3, "judgements": 3, "synthetic": 3,
-    "tokenizer": 4, "layout": 4, "queries": 4, "ocr": 4,
+    "tokenizer": 4, "layout": 4, "queries": 4, "ocr": 4, "spelling": 3,
     "report": 5,
     "fetch": 6, "passages": 6, "model": 6, "tables": 6,
     "embeddings": 7, "chunking": 7, "rowchoice": 7, "fields": 7, "indexstore": 7,

@@ -36,8 +36,13 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             print("ddrsearch ask: --ocr applies to --dir (your own reports) only", file=sys.stderr)
             return 2
         reports = read_reports(corpus_paths(args.corpus, args.archive))
-    card = Answerer(reports).ask(args.question, k=args.k)
+    answerer = Answerer(reports)
+    card = answerer.ask(args.question, k=args.k)
     print(card.to_text())
+    from .spelling import spelling_notes
+
+    for line in spelling_notes(answerer.retriever.unknown_words(args.question)):
+        print(f"note: {line}", file=sys.stderr)
     try:
         config = llm_config()
     except GenerationError as exc:

@@ -31,6 +31,7 @@ import streamlit as st
 from ddrsearch.errors import DDRSearchError, QueryError
 from ddrsearch.session import METHODS, SIGNALS, SearchSession
 from ddrsearch.session import load_search as _load_search
+from ddrsearch.spelling import spelling_notes
 
 __all__ = ["main"]
 
@@ -238,6 +239,9 @@ def main(corpus: str = "sample", folder: str | None = None, archive: str | None 
         return
     _show_card(session, question, k)
     st.subheader(f"{len(hits)} report(s) by {METHODS[method]}")
+    if hasattr(session.retriever, "unknown_words"):  # misspelt words, and words the reports never print
+        for line in spelling_notes(session.retriever.unknown_words(question)):
+            st.caption(line[0].upper() + line[1:])
     if not hits:
         st.info("No report matches (BM25 retrieves only rows sharing a word with the question).")
     for hit in hits:

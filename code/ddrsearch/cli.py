@@ -191,6 +191,11 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if hasattr(leg, "words_found") and not leg.words_found(args.query):
         print(f"note: no word of {args.query!r} occurs in these reports; the results are ranked by meaning "
               "alone and may be unrelated (check the spelling, or try the rig's words).", file=sys.stderr)
+    if hasattr(leg, "unknown_words"):
+        from .spelling import spelling_notes
+
+        for line in spelling_notes(leg.unknown_words(args.query)):
+            print(f"note: {line}", file=sys.stderr)
     return 0
 
 
