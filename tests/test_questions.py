@@ -640,3 +640,24 @@ def test_fresh_set_shares_no_question_with_the_archive_set_but_the_one_it_names(
     archive_texts = {normalize_text(q.question) for q in load_questions("archive")}
     shared = [q.id for q in load_questions("fresh") if normalize_text(q.question) in archive_texts]
     assert shared == ["F28"]  # named in the file's header: written and judged on its own
+
+
+# --- the third held-out set, written blind on 2026-12-01 (chapter 12, "A third look") ----------
+
+
+def test_fresh2_is_all_held_out_weighted_toward_paraphrase_and_shorthand(archive_folder):
+    fresh2 = load_questions("fresh2")
+    assert question_set_path("fresh2") == EVAL / "fresh2.yaml"
+    assert len(fresh2) == 43 and {q.split for q in fresh2} == {"test"}
+    assert Counter(q.kind for q in fresh2) == {"text": 32, "numeric": 8, "unanswerable": 3}
+    text = [q for q in fresh2 if q.kind == "text"]
+    assert Counter(q.style for q in text) == {"paraphrase": 16, "shorthand": 12, "literal": 4}
+    answerable = fresh2.answerable()
+    assert set(q.category for q in answerable) == set(CATEGORIES)
+    assert all(n >= 3 for n in Counter(q.category for q in answerable).values())
+    assert sum(len(q.relevant_reports) for q in answerable) == 155
+
+
+def test_fresh2_shares_no_question_with_the_other_sets(archive_folder):
+    others = {normalize_text(q.question) for name in ("starter", "archive", "fresh") for q in load_questions(name)}
+    assert [q.id for q in load_questions("fresh2") if normalize_text(q.question) in others] == []

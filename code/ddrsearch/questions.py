@@ -155,7 +155,7 @@ def question_set_path(name: str) -> Path:
     """Return the path of a shipped question set: ``datasets/eval/<name>.yaml``.
 
     Args:
-        name: ``"starter"``, ``"archive"`` or ``"fresh"`` (see :data:`QUESTION_SETS`).
+        name: ``"starter"``, ``"archive"``, ``"fresh"`` or ``"fresh2"`` (see :data:`QUESTION_SETS`).
     """
     if name not in QUESTION_SETS:
         raise ValueError(f"unknown question set {name!r}: the shipped sets are {', '.join(QUESTION_SETS)}")
