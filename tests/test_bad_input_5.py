@@ -211,7 +211,7 @@ def test_eval_by_category_table_has_three_decimals(archive_folder, capsys):
     # "1.0" and "0.5" (.round(3).to_string()).
     assert main(["eval", "starter", "--methods", "keyword,bm25", "--expand"]) == 0
     out = capsys.readouterr().out
-    by_cat = out.split("by category:")[1].strip().splitlines()[2:]
+    by_cat = out.split("by category:")[1].strip().split("\n\n")[0].splitlines()[2:]
     assert by_cat and all(line.split()[-1].count(".") == 1 and len(line.split()[-1].split(".")[1]) == 3
                           for line in by_cat), out
 

@@ -138,3 +138,19 @@ def test_cli_eval_refuses_a_method_named_twice_and_a_stray_baseline(capsys, arch
     assert main(["eval", "starter", "--methods", "bm25", "-k", "3"]) == 0
     text = capsys.readouterr().out
     assert "95% bootstrap intervals over the 5 questions" in text and "gain over" not in text
+
+
+def test_cli_eval_by_style_prints_the_per_style_hit_table(capsys, archive, archive_folder):
+    # the per-style table (hit@5 by style) could only be had from the chapter; now from eval --by style
+    assert main(["eval", "fresh", "--methods", "bm25+expand", "--by", "style,kind"]) == 0
+    out = capsys.readouterr().out
+    table = evaluate_retriever(build_retriever("bm25", archive, expand=True), load_questions("fresh").answerable())
+    part = out.split("hit@5 by style:")[1].split("\n\n")[0].splitlines()
+    rows = {line.split()[0]: line.split() for line in part[2:]}
+    for style, mean in table.groupby("style")["hit@5"].mean().items():
+        assert rows[style][-1] == f"{mean:.3f}"
+        assert int(rows[style][1]) == int((table["style"] == style).sum())
+    assert "recall@5 by kind:" in out and "by category" not in out
+    with pytest.raises(SystemExit):
+        main(["eval", "fresh", "--by", "styles"])
+    assert "'styles': choose one or more of category, style, kind, difficulty" in capsys.readouterr().err

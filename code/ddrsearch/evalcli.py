@@ -6,7 +6,8 @@ NDCG@k (:func:`ddrsearch.significance.comparison_table`, 2,000 resamples of
 the questions, seed 0) and each method's paired NDCG@k gain over a baseline
 (the first method named, or ``--baseline``), with the book's verdict: a
 method is better or worse only when the whole interval of its gain is above
-or below zero (chapter 11). Then recall@k by category, and optionally CSV.
+or below zero (chapter 11). Then recall@k and hit@k per category (or per
+style, kind or difficulty: ``--by``), and optionally CSV.
 """
 
 from __future__ import annotations
@@ -57,6 +58,17 @@ def eval_methods(text: str, expand: bool = False) -> list[str]:
     if twice:
         raise ValueError(f"--methods names {', '.join(twice)} more than once; name each method once")
     return methods
+
+
+GROUPINGS = ("category", "style", "kind", "difficulty")
+
+
+def _groupings(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    wrong = [n for n in names if n not in GROUPINGS]
+    if not names or wrong:
+        raise argparse.ArgumentTypeError(f"{text!r}: choose one or more of {', '.join(GROUPINGS)}, comma-separated")
+    return list(dict.fromkeys(names))
 
 
 def _verdict(low: float, high: float) -> str:
@@ -154,9 +166,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"{name}: {len(questions)} answerable questions over {len(reports)} reports, k = {args.k}{left_out}\n")
         print(table.to_string(float_format="{:.3f}".format))
         intervals = _print_intervals(results, args.k, baseline, len(questions))
-        print()
-        print(f"recall@{args.k} by category:")
-        print(breakdown(results, "category", f"recall@{args.k}").to_string(float_format="{:.3f}".format))
+        for by in args.by:
+            for metric in (f"recall@{args.k}", f"hit@{args.k}"):
+                print(f"\n{metric} by {by}:")
+                print(breakdown(results, by, metric).to_string(float_format="{:.3f}".format))
     skipped = {m: list(df.index[df.note != ""]) for m, df in results.items() if (df.note != "").any()}
     for m, ids in skipped.items():
         print(f"note: {m} had no searchable words in question(s) {', '.join(ids)}; they score zero.")
@@ -185,7 +198,8 @@ def add_eval_parser(sub) -> None:
             "hit@k, MRR, MAP and NDCG@k of each method, its evidence agreement (evidence@k: of the relevant "
             "reports in the top k, the share whose shown row holds the quoted evidence), the 95% bootstrap "
             "interval of hit@k, MRR and NDCG@k, each method's paired NDCG@k gain over the baseline with its "
-            "interval, and recall@k per category; optionally write CSV."
+            "interval, and recall@k and hit@k per category (or --by style, kind, difficulty); optionally "
+            "write CSV."
         ),
     )
     p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive, fresh")
@@ -202,6 +216,9 @@ def add_eval_parser(sub) -> None:
     p.add_argument("--corpus", choices=["sample", "archive"], default=None,
                    help="reports to search (default: the question set's own corpus)")
     p.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")
+    p.add_argument("--by", default="category", type=_groupings,
+                   help="comma-separated groupings of the per-group tables, among category, style, kind, "
+                        "difficulty (default category)")
     p.add_argument("--out", metavar="CSV", default=None,
                    help="write per-question results to CSV (and the means to <name>_means.csv)")
     p.set_defaults(func=_cmd_eval)
