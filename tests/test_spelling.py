@@ -41,19 +41,20 @@ def default_sample(sample):
 
 
 def test_the_default_pipeline_names_misspelt_and_unprinted_words(default_sample):
-    assert default_sample.unknown_words("stuk pipe") == {"stuk": ["stuck"]}
+    assert default_sample.unknown_words("stuk pipe")["stuk"][0] == "stuck"
     # "while" is a stop word of the default's BM25 leg and "sliding" is stemmed: nothing unknown
     assert default_sample.unknown_words("pipe stuck while sliding") == {}
     # the asker's shorthand is spelt out before the check, and framing words are not checked
     assert default_sample.unknown_words("When did we POOH?") == {}
-    assert default_sample.unknown_words("drill string got hung up") == {"got": [], "hung": []}
+    # English words the reports do not print are spelt right: no note (the dense leg reads them)
+    assert default_sample.unknown_words("drill string got hung up") == {}
 
 
 def test_search_and_ask_print_the_notes(capsys, archive_folder):
     assert main(["search", "stuk pipe", "-k", "2"]) == 0
-    assert 'note: no report prints "stuk": did you mean "stuck"?' in capsys.readouterr().err
+    assert 'note: no report prints "stuk": did you mean "stuck"' in capsys.readouterr().err
     assert main(["ask", "when did the pipe get stuk"]) == 0
-    assert 'note: no report prints "stuk": did you mean "stuck"?' in capsys.readouterr().err
+    assert 'note: no report prints "stuk": did you mean "stuck"' in capsys.readouterr().err
     assert main(["search", "pipe stuck while sliding", "-k", "2"]) == 0
     assert "no report prints" not in capsys.readouterr().err
 

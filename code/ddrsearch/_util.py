@@ -99,6 +99,10 @@ def unwritable_csv(value: str, also: str | None = None) -> str | None:
     if not value.strip():
         return "--out is empty; give a CSV file name"
     out = Path(value)
+    if value.strip() == "-":
+        return "--out - would write files named '-'; give a CSV file name (the table is printed anyway)"
+    if out.exists() and not out.is_file() and not out.is_dir():
+        return f"--out {out} is not a regular file (a device or a pipe); give a CSV file name"
     if value.endswith(("/", os.sep)):  # Path() drops the slash: "results/" would become a file named results
         return f"--out {value} names a folder; give a CSV file name in it, e.g. {out / 'results.csv'}"
     paths = [out] + ([out.with_name(out.stem + also)] if also else [])

@@ -118,6 +118,18 @@ def _excerpt_options(retriever) -> dict:
     return {"expand": bool(getattr(leg, "expand", False)), "stem": bool(getattr(leg, "stem", False))}
 
 
+def _print_spelling_notes(leg, reports, query: str) -> None:
+    """Misspelt words: the default pipeline also knows its rewrites; another method checks the reports' words."""
+    from .spelling import Spelling, spelling_notes
+
+    if hasattr(leg, "unknown_words"):
+        unknown = leg.unknown_words(query)
+    else:
+        unknown = Spelling([r.text for r in reports]).unknown(query) if reports else {}
+    for line in spelling_notes(unknown):
+        print(f"note: {line}", file=sys.stderr)
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
     from .data import corpus_paths
     from .passages import excerpt, short_name
@@ -139,7 +151,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
             return 2
         options["weight"] = args.weight
     source = f"folder {args.dir}" if args.dir is not None else f"the {args.corpus}"
-    index = None
+    index, reports = None, []
     if not args.no_index and args.method == "hybrid" and args.unit == "auto":
         from .indexcli import current_index
 
@@ -171,6 +183,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print(f"No report matches {args.query!r} with {args.method}"
               + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
+        _print_spelling_notes(index.retriever if index is not None else retriever, reports, args.query)
         return 0
     rows = []
     for h in hits:
@@ -191,11 +204,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if hasattr(leg, "words_found") and not leg.words_found(args.query):
         print(f"note: no word of {args.query!r} occurs in these reports; the results are ranked by meaning "
               "alone and may be unrelated (check the spelling, or try the rig's words).", file=sys.stderr)
-    if hasattr(leg, "unknown_words"):
-        from .spelling import spelling_notes
-
-        for line in spelling_notes(leg.unknown_words(args.query)):
-            print(f"note: {line}", file=sys.stderr)
+    _print_spelling_notes(leg, reports, args.query)
     return 0
 
 

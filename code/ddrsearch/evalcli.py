@@ -51,6 +51,10 @@ def eval_methods(text: str, expand: bool = False) -> list[str]:
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {choices}")
     if expand:
+        named = [m for m in methods if m in EXPANDED]
+        if named:
+            raise ValueError(f"--expand adds +expand to keyword and bm25, and {', '.join(named)} already has it: "
+                             "drop --expand, or name the plain method")
         if not {"keyword", "bm25"} & set(methods):
             raise ValueError(f"--expand applies to keyword and bm25, not {', '.join(methods)}")
         methods = [f"{m}+expand" if m in ("keyword", "bm25") else m for m in methods]
@@ -71,7 +75,15 @@ def _groupings(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _verdict(low: float, high: float) -> str:
+#: Fewer questions than this get intervals but no verdict: the percentile bootstrap of a handful of
+#: questions can only resample the few values there are, so its interval is too narrow to trust
+#: (one question gives an interval of width 0). Chapter 11 and the README speak of a few dozen.
+MIN_FOR_VERDICT = 10
+
+
+def _verdict(low: float, high: float, n_questions: int) -> str:
+    if n_questions < MIN_FOR_VERDICT:
+        return f"no verdict: {n_questions} questions are too few for the interval to be trusted (need {MIN_FOR_VERDICT})"
     if low > 0:
         return "better: the whole interval is above 0"
     if high < 0:
@@ -86,18 +98,25 @@ def _print_intervals(results: dict, k: int, baseline: str, n_questions: int):
 
     table = comparison_table(results, baseline, metrics=(f"hit@{k}", "RR", f"NDCG@{k}"), gain_on=f"NDCG@{k}",
                              n=_RESAMPLES, seed=_SEED)
-    print(f"\n95% bootstrap intervals over the {n_questions} questions ({_RESAMPLES:,} resamples, seed {_SEED}):")
-    shown = {label: [f"{row[label]:.3f} ± {row[label + ' ±']:.3f}" for _, row in table.iterrows()]
+    print(f"\nMeans with their 95% bootstrap intervals over the {n_questions} questions "
+          f"({_RESAMPLES:,} resamples, seed {_SEED}):")
+    shown = {label: [f"{row[label]:.3f} [{row[label + ' low']:.3f}, {row[label + ' high']:.3f}]"
+                     for _, row in table.iterrows()]
              for label in (f"hit@{k}", "MRR", f"NDCG@{k}")}
     print(pd.DataFrame(shown, index=table.index).to_string())
+    table["verdict"] = [_verdict(lo, hi, n_questions).split(":")[0] if m != baseline else "baseline"
+                        for m, lo, hi in zip(table.index, table["gain low"], table["gain high"], strict=True)]
     others = [m for m in table.index if m != baseline]
     if others:
         print(f"\nNDCG@{k} gain over {baseline}, paired on the same questions (95% interval):")
         width = max(len(m) for m in others)
         for m in others:
             gain, low, high = table.loc[m, ["gain", "gain low", "gain high"]]
-            print(f"  {m:<{width}}  {gain:+.3f} [{low:+.3f}, {high:+.3f}]  {_verdict(low, high)}; "
-                  f"{int(table.loc[m, 'changed'])} of {n_questions} questions changed")
+            print(f"  {m:<{width}}  {gain:+.3f} [{low:+.3f}, {high:+.3f}]  {_verdict(low, high, n_questions)}; "
+                  f"{int(table.loc[m, 'changed'])} of {n_questions} questions scored differently")
+    if n_questions < MIN_FOR_VERDICT:
+        print(f"note: {n_questions} questions give wide or degenerate intervals; write at least "
+              f"{MIN_FOR_VERDICT} (a few dozen is better) before deciding between methods.")
     return table
 
 
@@ -115,7 +134,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"ddrsearch eval: {exc}", file=sys.stderr)
         return 2
-    baseline = args.baseline or methods[0]
+    if args.baseline is not None and not args.baseline.strip():
+        print("ddrsearch eval: --baseline is empty; name one of the methods, or leave it out (the first method)",
+              file=sys.stderr)
+        return 2
+    baseline = args.baseline.strip() if args.baseline is not None else methods[0]
     if args.expand and baseline in ("keyword", "bm25"):
         baseline += "+expand"
     if baseline not in methods:
@@ -179,10 +202,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         per_question.to_csv(out)
         extra = intervals.drop(columns=[c for c in intervals.columns if c in table.columns])
         extra = extra.rename(columns={"gain": f"NDCG@{args.k} gain", "gain low": f"NDCG@{args.k} gain low",
-                                      "gain high": f"NDCG@{args.k} gain high"})
+                                      "gain high": f"NDCG@{args.k} gain high",
+                                      "changed": "questions scored differently"})
+        extra.insert(0, "baseline", baseline)
         table.join(extra).to_csv(out.with_name(out.stem + "_means.csv"))
+        gains = f", and the NDCG@{args.k} gain over {baseline} with its verdict" if len(methods) > 1 else ""
         print(f"\nWrote {out} (one row per method and question) and {out.with_name(out.stem + '_means.csv')} "
-              f"(means, interval half-widths, and the NDCG@{args.k} gain over {baseline}).")
+              f"(means with their 95% intervals{gains}).")
     return 0
 
 
@@ -202,7 +228,10 @@ def add_eval_parser(sub) -> None:
             "write CSV."
         ),
     )
-    p.add_argument("questions", help="question-set YAML file, or the name of a shipped set: starter, archive, fresh")
+    from .judgements import QUESTION_SETS
+
+    p.add_argument("questions",
+                   help=f"question-set YAML file, or the name of a shipped set: {', '.join(QUESTION_SETS)}")
     p.add_argument("--methods", default="keyword,bm25,dense,hybrid",
                    help=f"comma-separated methods among {', '.join([*METHODS, *EXPANDED])} "
                         "(default keyword,bm25,dense,hybrid)")

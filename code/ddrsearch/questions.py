@@ -174,7 +174,8 @@ def load_questions(
 
     Args:
         path: the YAML file (see the module docstring for the format), or the
-            name of a shipped set (``"starter"``, ``"archive"``).
+            name of a shipped set (:data:`QUESTION_SETS`: ``"starter"``,
+            ``"archive"``, ``"fresh"``, ``"fresh2"``).
         check_evidence: check that every evidence quotation occurs in the
             report it is attributed to. Reads each PDF the file refers to once
             (about 20 ms a report).
@@ -203,7 +204,8 @@ def load_questions(
         raise FileNotFoundError(f"{path} is a folder, not a question-set file; give its YAML file "
                                 f"(e.g. {path / 'my_questions.yaml'}) or a shipped set: {', '.join(QUESTION_SETS)}.")
     if not path.is_file():
-        raise FileNotFoundError(f"No question-set file at {path}.")
+        raise FileNotFoundError(f"No question-set file at {path}; give the path of a YAML file, or the name of "
+                                f"a shipped set: {', '.join(QUESTION_SETS)}.")
 
     try:
         source = path.read_text(encoding="utf-8-sig")

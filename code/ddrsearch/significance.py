@@ -107,9 +107,12 @@ def comparison_table(results: Mapping[str, pd.DataFrame], baseline: str,
         n, seed: bootstrap resamples and seed (:func:`bootstrap_ci`).
 
     Returns:
-        One row per method (index name ``method``): for each metric its mean
-        and ``"<metric> ±"`` (half the width of the percentile-bootstrap
-        interval over the questions; ``RR`` is shown as ``MRR``), then
+        One row per method (index name ``method``): for each metric its mean,
+        ``"<metric> ±"`` (half the width of the percentile-bootstrap
+        interval over the questions; ``RR`` is shown as ``MRR``) and the
+        interval itself, ``"<metric> low"`` and ``"<metric> high"`` (it need
+        not be symmetric about the mean, and stays within the metric's
+        range), then
         ``gain`` (mean difference of ``gain_on`` with the baseline on the same
         questions) with ``gain low`` and ``gain high`` (its paired 95%
         interval), and ``changed`` (questions whose ``gain_on`` moved).
@@ -128,6 +131,7 @@ def comparison_table(results: Mapping[str, pd.DataFrame], baseline: str,
             mean, lo, hi = bootstrap_ci(df[m].to_numpy(), n=n, seed=seed)
             label = "MRR" if m == "RR" else m
             row[label], row[f"{label} ±"] = mean, (hi - lo) / 2
+            row[f"{label} low"], row[f"{label} high"] = lo, hi
         gain, lo, hi = paired_bootstrap(df[gain_on].to_numpy(), base[gain_on].to_numpy(), n=n, seed=seed)
         row.update({"gain": gain, "gain low": lo, "gain high": hi,
                     "changed": int((df[gain_on] - base[gain_on]).abs().gt(1e-12).sum())})

@@ -7,42 +7,52 @@ the reports do print, by edit distance with a swap of two neighbouring
 letters counted as one edit (optimal string alignment, Damerau 1964;
 computed with rapidfuzz, https://rapidfuzz.github.io/RapidFuzz/): at most 1
 edit for a word of up to 5 letters, at most 2 for a longer one; ties go to
-the word printed more often, then to alphabetical order.
+a word at least as long as the typed one, then to the word printed more
+often, then to alphabetical order.
 
-A word of the English dictionary (pyspellchecker's English word list,
-https://pyspellchecker.readthedocs.io/) that the reports never print, such
-as *hung* where they write *stuck*, is spelt right: it gets no suggestion, and
-:func:`spelling_notes` says only that the reports do not print it. Nothing
-here rewrites the query.
+A word counts as printed when the reports print it, or a word with the same
+Snowball stem (*sliding* and *slide*), anywhere in their text, header
+tables included. A word of the English dictionary (pyspellchecker's English
+word list, https://pyspellchecker.readthedocs.io/) is never reported: the
+reports not printing *how* or *hung* says nothing about their spelling, and
+the dense leg reads such words by meaning. Nor is a word whose nearest
+printed neighbour is a stop word (*teh*, *wiht*): the search drops it anyway.
+Contractions (*didn't*) are skipped whole. Nothing here rewrites the query.
 
 >>> s = Spelling(["Pipe became stuck", "stuck pipe, work pipe free", "Circulate"])
 >>> s.suggest("stuk")
 ['stuck']
->>> "circulate" in s
+>>> "circulating" in s
 True
+>>> s.unknown("When was the pipe stuk? How was it circulated?")
+{'stuk': ['stuck']}
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from .text import DEFAULT_STOPWORDS, split_words
+from .text import DEFAULT_STOPWORDS, normalize, split_words
 
-__all__ = ["Spelling", "is_english", "query_words", "spelling_notes"]
+__all__ = ["MAX_NOTES", "Spelling", "is_english", "query_words", "spelling_notes"]
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
+_CONTRACTION = re.compile(r"[^\W\d_]+(?:n't|'(?:re|ve|ll|d|m))\b")
+
+#: At most this many "did you mean" lines, and words named in the last line (:func:`spelling_notes`).
+MAX_NOTES = 5
 
 
 def query_words(query: str) -> list[str]:
     """The words of ``query`` worth checking: letters only, at least 3 of them, no stop word, in order, once each.
 
-    >>> query_words("When did we get stuk at 6,360 ft?")
+    >>> query_words("When didn't we get stuk at 6,360 ft?")
     ['when', 'get', 'stuk']
     """
     out: list[str] = []
-    for w in split_words(query):
+    for w in split_words(_CONTRACTION.sub(" ", normalize(query))):
         if _LETTERS.fullmatch(w) and w not in DEFAULT_STOPWORDS and w not in out:
             out.append(w)
     return out
@@ -52,40 +62,92 @@ class Spelling:
     """The words printed in a set of texts, with counts, and the nearest of them to a given word.
 
     Args:
-        texts: the texts (passages or reports) whose words count as printed;
-            words are cut by :func:`ddrsearch.text.split_words` (lowercase).
+        texts: the texts (whole reports, so that header tables count) whose
+            words count as printed; words are cut by
+            :func:`ddrsearch.text.split_words` (lowercase).
+
+    Raises:
+        TypeError: ``texts`` is a single string (give a list of texts).
     """
 
     def __init__(self, texts: Iterable[str]):
+        if isinstance(texts, str):
+            raise TypeError("Spelling needs a list of texts, not one string; wrap it: Spelling([text])")
+        from Stemmer import Stemmer
+
+        self._stem = Stemmer("english").stemWord
         self.counts: Counter[str] = Counter(w for t in texts for w in split_words(t) if _LETTERS.fullmatch(w))
         self._words = sorted(self.counts)
+        self._stems = {self._stem(w) for w in self._words}
 
     def __contains__(self, word: str) -> bool:
-        return word.lower() in self.counts
+        """Whether ``word``, or a word with its Snowball stem, is printed."""
+        word = normalize(word)
+        return word in self.counts or self._stem(word) in self._stems
 
     def suggest(self, word: str, limit: int = 3) -> list[str]:
         """The printed words within the edit distance allowed for ``word`` (module docstring), nearest first.
 
         Args:
-            word: one word (any case).
-            limit: at most this many suggestions.
+            word: one word (any case; normalised as the reports are).
+            limit: at most this many suggestions, at least 1.
 
         Returns:
-            Up to ``limit`` printed words (lowercase), ordered by edit distance,
-            then by how often they are printed (most first), then
-            alphabetically; ``[]`` when none is close enough, or ``word`` itself
-            is printed.
+            Up to ``limit`` printed words (lowercase), stop words left out,
+            ordered by edit distance, then words at least as long as ``word``
+            first (a dropped letter is tried before an extra one: *stuk* ->
+            *stuck* before *stk*), then by how often they are printed (most
+            first), then alphabetically; ``[]`` when none is close enough, when
+            ``word`` itself is printed, or when its nearest printed word is a
+            stop word (a misspelt *the* needs no suggestion).
+
+        Raises:
+            ValueError: ``limit`` is below 1.
         """
         from rapidfuzz import process
         from rapidfuzz.distance import OSA
 
-        word = word.lower()
-        if word in self.counts:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        word = normalize(word)
+        if word in self:
             return []
         most = 1 if len(word) <= 5 else 2
         found = process.extract(word, self._words, scorer=OSA.distance, score_cutoff=most, limit=None)
-        found.sort(key=lambda m: (m[1], -self.counts[m[0]], m[0]))
-        return [m[0] for m in found[:limit]]
+        found.sort(key=lambda m: (m[1], len(m[0]) < len(word), -self.counts[m[0]], m[0]))
+        if found and found[0][0] in DEFAULT_STOPWORDS:
+            return []
+        return [m[0] for m in found if m[0] not in DEFAULT_STOPWORDS][:limit]
+
+    def unknown(self, query: str, matched: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
+        """The words of ``query`` (:func:`query_words`) that look misspelt or foreign to the reports.
+
+        A word is reported when it is not printed (:meth:`__contains__`), not
+        matched by ``matched`` (e.g. a retriever's index after its query
+        rewrites), not an English word (:func:`is_english`), and its nearest
+        printed word is not a stop word.
+
+        Args:
+            query: the question as typed.
+            matched: optional test of one word; ``True`` means the search uses it.
+
+        Returns:
+            Word -> up to 3 suggestions (possibly ``[]``), in query order.
+        """
+        out = {}
+        for word in query_words(query):
+            if word in self or (matched is not None and matched(word)) or is_english(word):
+                continue
+            near = self.suggest(word)
+            if near or not self._near_stop_word(word):
+                out[word] = near
+        return out
+
+    def _near_stop_word(self, word: str) -> bool:
+        from rapidfuzz.distance import OSA
+
+        most = 1 if len(word) <= 5 else 2
+        return any(OSA.distance(word, s) <= most for s in DEFAULT_STOPWORDS)
 
 
 def is_english(word: str) -> bool:
@@ -106,19 +168,24 @@ def spelling_notes(unknown: dict[str, list[str]]) -> list[str]:
     :meth:`ddrsearch.tuned.TunedHybridRetriever.unknown_words`).
 
     Returns:
-        A ``did you mean`` line per word with suggestions, then one line naming
-        the words without any; ``[]`` for ``{}``.
+        A ``did you mean`` line per word with suggestions (at most
+        :data:`MAX_NOTES`, then a line counting the rest), then one line naming
+        the words without any (at most :data:`MAX_NOTES` of them, each cut to
+        40 characters); ``[]`` for ``{}``.
 
     >>> spelling_notes({"stuk": ["stuck"], "hung": []})
     ['no report prints "stuk": did you mean "stuck"?', 'no report prints "hung"; the reports may use other words for it.']
     """
     lines = []
-    for word, near in unknown.items():
-        if near:
-            lines.append(f'no report prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?")
+    near_words = [(w, near) for w, near in unknown.items() if near]
+    for word, near in near_words[:MAX_NOTES]:
+        lines.append(f'no report prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?")
+    if len(near_words) > MAX_NOTES:
+        lines.append(f"... and {len(near_words) - MAX_NOTES} more words with suggestions (not shown).")
     bare = [w for w, near in unknown.items() if not near]
     if bare:
-        names = ", ".join(f'"{w}"' for w in bare)
-        lines.append(f"no report prints {names}; the reports may use other words for "
+        names = ", ".join(f'"{w[:40]}"' for w in bare[:MAX_NOTES])
+        more = f" and {len(bare) - MAX_NOTES} more" if len(bare) > MAX_NOTES else ""
+        lines.append(f"no report prints {names}{more}; the reports may use other words for "
                      + ("it." if len(bare) == 1 else "them."))
     return lines

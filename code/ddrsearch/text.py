@@ -240,6 +240,11 @@ _GLUED = re.compile(r"([0-9]+(?:\.[0-9]+)?)([a-z]+)")
 _SINGLE_LETTERS = re.compile(rf"{_LETTER}(?:/{_LETTER})+")
 
 
+#: What may stand before the point of a number written without its leading zero (``.5``): a space,
+#: an opening bracket or quote, or a sign; not another point (``...5,000``), a letter or ``)``.
+_BEFORE_POINT = frozenset(" \t\n([{'\"$@~=+-/:,;")
+
+
 def _raw_tokens(normalised: str) -> list[str]:
     text = _THOUSANDS.sub("", normalised)
     text = _APOS_S.sub("", text)
@@ -252,8 +257,8 @@ def _raw_tokens(normalised: str) -> list[str]:
             tok = tok.replace("/", "")  # p/u -> pu, like p.u. and pu
         elif m.lastgroup == "word":
             start = m.start()
-            if tok[0].isdigit() and start and text[start - 1] == "." and (start < 2 or not text[start - 2].isalnum()):
-                tok = "0." + tok  # .5 ppg -> 0.5 ppg: the leading zero left out
+            if tok[0] in "0123456789" and start and text[start - 1] == "." and (start < 2 or text[start - 2] in _BEFORE_POINT):
+                tok = "0." + tok  # .5 ppg -> 0.5 ppg: the leading zero left out (not after "..." or ")")
             glued = _GLUED.fullmatch(tok)
             if glued and glued.group(2) in GLUED_UNITS:
                 out.extend(glued.groups())  # 250psi -> 250 psi

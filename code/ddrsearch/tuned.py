@@ -61,9 +61,9 @@ import numpy as np
 from .errors import QueryError
 from .hybrid import HybridRetriever
 from .passages import Hit
-from .queries import load_rig_terms, rewrite_query, strip_framing
+from .queries import load_rig_terms, rewrite_query
 from .rowchoice import ROW_RULES, choose_row
-from .spelling import Spelling, is_english, query_words
+from .spelling import Spelling
 from .structured import StructuredIndex
 from .tokenizer import make_tokenizer
 
@@ -299,29 +299,26 @@ class TunedHybridRetriever(HybridRetriever):
         return bool(self.bm25.tokenize(q)) and bool(np.any(np.nan_to_num(self.bm25.passage_scores(q)) > 0))
 
     def unknown_words(self, query: str) -> dict[str, list[str]]:
-        """Words of ``query`` that no passage prints, each with the printed words nearest to it.
+        """Words of ``query`` that look misspelt or foreign to the reports, each with the printed words nearest to it.
 
-        A word (letters only, 3 or more, not a stop word, after the question's
-        framing is dropped: :func:`ddrsearch.spelling.query_words`) is unknown
-        when none of its BM25 terms, after this retriever's rewrites (shorthand
-        spelt out, expansion, stemming), is in the index.
+        :meth:`ddrsearch.spelling.Spelling.unknown` over the whole text of the
+        attached reports (their passages' text when none is attached); a word
+        whose BM25 terms, after this retriever's rewrites (shorthand spelt
+        out, expansion, stemming), are in the index also counts as matched.
 
         Returns:
-            Unknown word -> up to 3 printed words within its edit distance
-            (:meth:`ddrsearch.spelling.Spelling.suggest`), ``[]`` for a word of
-            the English dictionary (:func:`ddrsearch.spelling.is_english`); in
-            query order; ``{}`` when every word is printed somewhere. A word
-            this retriever drops (a stop word such as *while*) is never unknown.
+            Word -> up to 3 printed words within its edit distance, in query
+            order; ``{}`` when no word needs a note.
         """
+        if "_spelling" not in self.__dict__:
+            texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
+            self._spelling = Spelling(texts)
         vocab = self.bm25._vocab
-        out = {}
-        for word in query_words(strip_framing(query)):
-            terms = self.bm25.tokenize(self.rewrite(word))
-            if terms and not any(t in vocab for t in terms):
-                if "_spelling" not in self.__dict__:
-                    self._spelling = Spelling(p.indexed_text for p in self.passages)
-                out[word] = [] if is_english(word) else self._spelling.suggest(word)
-        return out
+
+        def matched(word: str) -> bool:
+            return any(t in vocab for t in self.bm25.tokenize(self.rewrite(word)))
+
+        return self._spelling.unknown(query, matched)
 
     # --- the structured path ---------------------------------------------------------
     def structured_match(self, query: str):

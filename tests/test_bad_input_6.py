@@ -1,0 +1,157 @@
+"""Bad and odd input found by the sixth adversarial pass (eval's intervals and verdict, spelling notes, tokenizer).
+
+Each test names what happened before the fix.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import yaml
+
+from ddrsearch.cli import main
+from ddrsearch.pipeline import build_retriever
+from ddrsearch.questions import load_questions
+from ddrsearch.spelling import MAX_NOTES, Spelling, query_words, spelling_notes
+from ddrsearch.tokenizer import tokenize
+
+
+@pytest.fixture(scope="module")
+def default_archive(archive):
+    return build_retriever("hybrid", archive)
+
+
+# --- spelling notes ----------------------------------------------------------------------------------------
+
+
+def test_a_word_printed_only_in_a_header_table_is_not_called_unprinted(default_archive):
+    # before: 'no report prints "straight"', though D016's BHA table prints STRAIGHT (only rows were checked)
+    assert default_archive.unknown_words("hole straight") == {}
+    assert "straight" in default_archive._spelling
+
+
+def test_english_words_and_contractions_get_no_note(default_archive):
+    # before: "how", "which", "much", "pass", "highest" were named; "didn't" gave 'did you mean "did"?'
+    for q in ("how much mud did we lose?", "which day did we pass 8,000 ft?", "what was the highest mud weight?",
+              "didn't the pipe come free? couldn't we circulate?"):
+        assert default_archive.unknown_words(q) == {}, q
+    assert query_words("didn't we POOH, wasn't it") == ["pooh"]
+
+
+def test_a_misspelt_stop_word_gets_no_suggestion_and_stop_words_are_never_suggested(default_archive):
+    # before: teh -> "the", wiht -> "with": words the search drops anyway
+    assert default_archive.unknown_words("teh pipe wiht slips") == {}
+    assert default_archive.unknown_words("P/U weigth")["weigth"][0] == "weight"
+    assert "with" not in default_archive.unknown_words("P/U weigth")["weigth"]
+
+
+def test_a_dropped_letter_is_suggested_before_an_extra_one(default_archive):
+    # "stk" (strokes, printed in every pump table) used to come before "stuck" for "stuk"
+    assert default_archive.unknown_words("stuk pipe") == {"stuk": ["stuck", "stk"]}
+
+
+def test_notes_are_capped_for_a_very_long_query():
+    # before: a 10,000-word query printed 368 note lines, one of 97,069 characters
+    words = [f"zq{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}x{i}" for i in range(400)]
+    unknown = {w: [] for w in words} | {"stuk": ["stuck"]}
+    lines = spelling_notes(unknown)
+    assert len(lines) <= MAX_NOTES + 2 and max(len(line) for line in lines) < 400
+    assert "and 395 more" in lines[-1]
+
+
+def test_spelling_refuses_a_string_and_a_limit_below_one():
+    with pytest.raises(TypeError, match="list of texts"):
+        Spelling("stuck pipe")
+    with pytest.raises(ValueError, match="at least 1"):
+        Spelling(["stuck pipe"]).suggest("stuk", limit=0)
+    assert Spelling(["stuck pipe"]).suggest("ｓｔｕｋ") == ["stuck"]  # full-width letters are folded
+
+
+def test_other_methods_get_the_notes_too_even_when_nothing_matches(capsys, archive_folder):
+    # before: only the default pipeline printed them, and not after "No report matches"
+    assert main(["search", "stuk pipe", "--method", "keyword"]) == 0
+    captured = capsys.readouterr()
+    assert "No report matches" in captured.out and 'did you mean "stuck"' in captured.err
+    assert main(["search", "stuk pipe", "--method", "dense", "-k", "1"]) == 0
+    assert 'did you mean "stuck"' in capsys.readouterr().err
+
+
+# --- eval ------------------------------------------------------------------------------------------------------
+
+
+def _one_question_set(tmp_path, archive_folder):
+    starter = load_questions("starter")
+    q = starter["S01"]
+    data = {"name": "one", "description": "one question", "corpus": "sample", "questions": [{
+        "id": "Q1", "question": q.question, "category": q.category, "difficulty": q.difficulty,
+        "style": q.style, "split": "dev",
+        "relevant": [{"report": j.report, "grade": j.grade, "evidence": j.evidence} for j in q.relevant]}]}
+    path = tmp_path / "one.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def test_one_question_gets_intervals_but_no_verdict(tmp_path, capsys, archive_folder):
+    # before: "+0.631 [+0.631, +0.631]  better" from a single question
+    path = _one_question_set(tmp_path, archive_folder)
+    assert main(["eval", str(path), "--methods", "keyword,hybrid"]) == 0
+    out = capsys.readouterr().out
+    assert "better: the whole" not in out and "no verdict: 1 questions are too few" in out
+
+
+def test_intervals_are_printed_as_computed_and_stay_within_the_metric(tmp_path, capsys, archive_folder):
+    # before: "0.900 ± 0.150" read as reaching 1.05; the CSV kept only the half width
+    out_csv = tmp_path / "s.csv"
+    assert main(["eval", "starter", "--methods", "bm25,hybrid", "-k", "3", "--out", str(out_csv)]) == 0
+    means = pd.read_csv(tmp_path / "s_means.csv", index_col=0)
+    for metric in ("hit@3", "MRR", "NDCG@3"):
+        assert (means[f"{metric} low"] >= 0).all() and (means[f"{metric} high"] <= 1).all()
+        assert (means[f"{metric} low"] <= means[metric]).all() and (means[metric] <= means[f"{metric} high"]).all()
+    assert list(means["baseline"]) == ["bm25", "bm25"]
+    assert list(means["verdict"]) == ["baseline", "no verdict"]
+    assert "questions scored differently" in means.columns
+    text = capsys.readouterr().out
+    row = means.loc["hybrid"]
+    assert f"{row['MRR']:.3f} [{row['MRR low']:.3f}, {row['MRR high']:.3f}]" in text
+
+
+def test_expand_and_baseline_mistakes_are_named_as_such(capsys, archive_folder):
+    # before: "names bm25+expand more than once" and "--expand applies to keyword and bm25, not bm25+expand"
+    assert main(["eval", "starter", "--methods", "bm25+expand", "--expand"]) == 2
+    assert "bm25+expand already has it" in capsys.readouterr().err
+    # before: --baseline "" silently took the first method
+    assert main(["eval", "starter", "--methods", "bm25,dense", "--baseline", ""]) == 2
+    assert "--baseline is empty" in capsys.readouterr().err
+    assert main(["eval", "starter", "--methods", "bm25,dense", "--baseline", " dense", "-k", "3"]) == 0
+    assert "gain over dense" in capsys.readouterr().out
+
+
+def test_shipped_sets_are_named_in_help_and_for_a_wrong_name(capsys, archive_folder):
+    # before: eval --help listed starter, archive, fresh; "fresh3" gave "No question-set file at fresh3."
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    assert "fresh2" in capsys.readouterr().out
+    with pytest.raises(FileNotFoundError, match="starter, archive, fresh, fresh2"):
+        load_questions("fresh3")
+
+
+@pytest.mark.parametrize("target", ["/dev/null", "-"])
+def test_eval_out_refuses_a_device_and_a_dash(target, capsys, archive_folder, tmp_path, monkeypatch):
+    # before: /dev/null wrote /dev/null_means.csv; "-" wrote files named "-" and "-_means.csv"
+    monkeypatch.chdir(tmp_path)
+    assert main(["eval", "starter", "--methods", "bm25", "--out", target]) == 1
+    assert "give a CSV file name" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+# --- tokenizer -------------------------------------------------------------------------------------------------
+
+
+def test_the_leading_zero_is_not_added_after_an_ellipsis_a_bracket_or_for_other_digits():
+    # before: "to...5,000 ft" gave 0.5000; ".٥" gave "0.٥", which tokenized again as "0", "٥"
+    assert tokenize("drilled to...5,000 ft") == ["drilled", "5000", "ft"]
+    assert tokenize("(see below).5000") == ["see", "below", "5000"]
+    for text in (".٥", "1..5", "-.5 psi", "(.75)"):
+        tokens = tokenize(text)
+        assert tokenize(" ".join(tokens)) == tokens, text
+    assert tokenize("-.5 psi") == ["0.5", "psi"]
