@@ -155,3 +155,23 @@ def test_the_leading_zero_is_not_added_after_an_ellipsis_a_bracket_or_for_other_
         tokens = tokenize(text)
         assert tokenize(" ".join(tokens)) == tokens, text
     assert tokenize("-.5 psi") == ["0.5", "psi"]
+
+
+# --- ask: a depth passed after a gap (new-reader pass) ---------------------------------------------------------
+
+
+@pytest.mark.model
+def test_a_row_drilling_across_the_depth_shows_the_day_after_a_gap(sample):
+    # ask "which day did we pass 8,000 ft?" on the sample: "passed between D039 and D048 ... the day is not known",
+    # then "Not found", although D048's first row drills "from 7,990' to 8,024'": across 8,000 ft that day
+    from ddrsearch.answers import Answerer
+
+    answerer = Answerer(sample)
+    note, rows = answerer.depth_answer("which day did we pass 8,000 ft?")
+    assert "D048" in note and "drills across 8,000 ft" in note and "not known" not in note
+    assert [r.row_id for r in rows] == ["D048-r00"] and "7,990' to 8,024'" in rows[0].text
+    card = answerer.ask("which day did we pass 8,000 ft?")
+    assert card.found and card.rows[0].row_id == "D048-r00"
+    # no row of D036 drills across 5,000 ft (its MD is 6,016): the day stays unknown
+    note, rows = answerer.depth_answer("which day did we reach 5,000 ft?")
+    assert "not known" in note and rows == []

@@ -420,8 +420,11 @@ class Answerer:
         failing those, the rows printing a depth of that day's drilled
         interval near N (the structured path's range). When no earlier report
         gives a plausible MD, or the latest that does is more than a day
-        older, the depth was passed on a day these reports do not show: the
-        note says so (and between which two reports), and no row is quoted.
+        older, the depth may have been passed on a day these reports do not
+        show: the note says so (and between which two reports), and no row
+        is quoted; unless a row of the report drills across N (prints a depth
+        from that earlier MD up to N and one from N to its MD, as
+        ``7,990' to 8,024'``), which shows the day: those rows are quoted.
 
         Returns:
             ``(note, rows)``: a sentence naming the report(s), dates and MD,
@@ -444,25 +447,39 @@ class Answerer:
         if before is None:
             return (said + f"{short_name(report)} ({report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft) "
                     "is the first of these reports to give an MD, so the day the depth was passed is not known."), []
+        depth, md = match.value, match.depth[1]
+
+        def rows_printing(*spans: tuple[float, float]) -> list[int]:
+            """Positions of the report's operation rows that print a depth in every one of ``spans``."""
+            out, seen = [], set()
+            for i, p in enumerate(self.retriever.passages):
+                if p.report == name and p.kind == "operation" and p.row not in seen \
+                        and all(prints_depth(report.operations[p.row].operations, s) for s in spans):
+                    seen.add(p.row)
+                    out.append(i)
+            return out
+
+        found = f"{short_name(report)}, {report.report_date.isoformat()}, MD {md:,.0f} ft; "
         if (report.report_date - before.report_date).days > 1:
-            return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
-                    f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
-                    f"{match.depth[1]:,.0f} ft); no report between them gives an MD, so the day is not known."), []
-        found = f"{short_name(report)}, {report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft; "
+            # a row drilling across the depth ("7,990' to 8,024'") shows the day although no report between gives MD
+            crossing = rows_printing((before.md_ft, depth - 1), (depth, md))
+            if not crossing:
+                return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
+                        f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
+                        f"{md:,.0f} ft); no report between them gives an MD, so the day is not known."), []
+            spans = [crossing]
+            found += (f"the last earlier report here with an MD is {short_name(before)} "
+                      f"({before.report_date.isoformat()}), but a row of {short_name(report)} drills across "
+                      f"{depth:,.0f} ft; ")
+        else:
+            spans = [rows_printing((depth, md)), rows_printing(match.depth)]
         note = said + found + "its rows printing the depth are quoted whatever their support."
         words = search_words(question)
         fused = self.retriever.passage_scores(words)
         cosine = self.retriever.dense.passage_scores(words)
-        for span in ((match.value, match.depth[1]), match.depth):
-            seen: set[int] = set()
-            rows = []
-            for i, p in enumerate(self.retriever.passages):
-                if p.report == name and p.kind == "operation" and p.row not in seen \
-                        and prints_depth(report.operations[p.row].operations, span):
-                    seen.add(p.row)
-                    rows.append(self._support_row(i, words, fused, cosine))
-            if rows:
-                return note, with_margins(rows)
+        for positions in spans:
+            if positions:
+                return note, with_margins([self._support_row(i, words, fused, cosine) for i in positions])
         return said + found + "no row of it prints a depth near the one asked.", []
 
     def extreme_answer(self, question: str) -> str | None:
