@@ -175,3 +175,27 @@ def test_a_row_drilling_across_the_depth_shows_the_day_after_a_gap(sample):
     # no row of D036 drills across 5,000 ft (its MD is 6,016): the day stays unknown
     note, rows = answerer.depth_answer("which day did we reach 5,000 ft?")
     assert "not known" in note and rows == []
+
+
+# --- index: your own archive beside the book's (new-reader pass) -----------------------------------------------
+
+
+def test_your_own_archive_gets_its_own_index_folder(tmp_path, monkeypatch):
+    # README recipe: DDRSEARCH_MANIFEST and DDRSEARCH_ARCHIVE_DIR at your reports, then --corpus archive; the index
+    # went to <base>/archive, so "index build" overwrote the book's index and the two kept replacing each other
+    from ddrsearch.index import default_index_dir
+
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
+    monkeypatch.delenv("DDRSEARCH_MANIFEST", raising=False)
+    monkeypatch.delenv("DDRSEARCH_ARCHIVE_DIR", raising=False)
+    book = default_index_dir("archive")
+    assert book == tmp_path / "idx" / "archive"
+    (tmp_path / "my_reports").mkdir()
+    (tmp_path / "my_manifest.csv").write_text("file_name,sha256\n")
+    monkeypatch.setenv("DDRSEARCH_MANIFEST", str(tmp_path / "my_manifest.csv"))
+    monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", str(tmp_path / "my_reports"))
+    mine = default_index_dir("archive")
+    assert mine != book and mine.parent == book.parent and mine.name.startswith("archive-my_reports-")
+    assert default_index_dir("archive") == mine  # the same folder every time
+    monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", str(tmp_path / "other"))
+    assert default_index_dir("archive") != mine

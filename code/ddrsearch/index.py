@@ -78,7 +78,11 @@ def default_index_dir(corpus: str | None = "archive", folder: str | os.PathLike 
     Returns:
         ``<base>/<corpus>`` or ``<base>/dir-<folder name>-<hash of its path>``,
         with ``<base>`` = ``$DDRSEARCH_INDEX_DIR``, else ``.cache/index`` in
-        the project's checkout, else ``~/.cache/ddrsearch/index``.
+        the project's checkout, else ``~/.cache/ddrsearch/index``. When
+        ``$DDRSEARCH_MANIFEST`` or ``$DDRSEARCH_ARCHIVE_DIR`` is set, the
+        corpus name gets the archive folder's name and a hash of the
+        manifest's and the folder's paths (``archive-my_reports-<hash>``):
+        an archive of your own never overwrites the book's index.
     """
     base = settings.get_path("DDRSEARCH_INDEX_DIR")
     if base is None:
@@ -87,7 +91,15 @@ def default_index_dir(corpus: str | None = "archive", folder: str | os.PathLike 
     if folder is not None:
         resolved = Path(folder).resolve()
         return base / f"dir-{resolved.name}-{text_sha256(str(resolved))[:10]}"
-    return base / (corpus or "archive")
+    name = corpus or "archive"
+    if settings.get_path("DDRSEARCH_MANIFEST") is not None or settings.get_path("DDRSEARCH_ARCHIVE_DIR") is not None:
+        # another archive (your own reports through your own manifest, or another folder): its own index,
+        # so that it and the book's archive do not overwrite each other's
+        from .data import archive_dir, manifest_path
+
+        key = f"{manifest_path().resolve()}|{archive_dir().resolve()}"
+        name += f"-{archive_dir().resolve().name}-{text_sha256(key)[:10]}"
+    return base / name
 
 
 def code_fingerprint() -> dict[str, str]:
