@@ -179,6 +179,8 @@ def test_a_highest_value_is_named_from_the_typed_fields(answerer, archive):
     holders = sorted(n for n, v in values.items() if v == top)
     card = answerer.ask("what was the highest mud weight?")
     assert f"the highest in these reports is {top:g} ppg" in card.note
+    # the rows quoted are not where the value comes from, and the note says so (new-reader pass)
+    assert card.note.endswith("the rows below are what a search for the question's words finds.")
     from ddrsearch.passages import short_name
 
     assert all(f"{short_name(r)} ({r.report_date.isoformat()})" in card.note for r in archive if r.file_name in holders)

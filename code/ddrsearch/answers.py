@@ -505,7 +505,8 @@ class Answerer:
         table = "the header" if spec.source == "header" else f"the {spec.source} table"
         most, _, within = match.detail.partition(f" {match.field}")
         return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
-                f"reports{within} is {match.value:,g} {spec.unit}, in {where}.")
+                f"reports{within} is {match.value:,g} {spec.unit}, in {where}. No operation row prints it; "
+                "the rows below are what a search for the question's words finds.")
 
     def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
