@@ -199,3 +199,27 @@ def test_your_own_archive_gets_its_own_index_folder(tmp_path, monkeypatch):
     assert default_index_dir("archive") == mine  # the same folder every time
     monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", str(tmp_path / "other"))
     assert default_index_dir("archive") != mine
+
+
+# --- show and search: small things from the new-reader pass --------------------------------------------------
+
+
+def test_show_takes_the_row_id_that_ask_prints(tmp_path, capsys, archive_folder):
+    # before: "ddrsearch show D038-r08" failed with "the following arguments are required: --row"
+    out = tmp_path / "r.png"
+    assert main(["show", "D038-r08", "--out", str(out)]) == 0
+    assert out.is_file() and "[D038-r08]" in capsys.readouterr().out
+    assert main(["show", "D038-r08", "--row", "3"]) == 2
+    assert "already names the row; drop --row 3" in capsys.readouterr().err
+    assert main(["show", "D038"]) == 2
+    assert "either as --row N or as a row id such as D038-r08" in capsys.readouterr().err
+
+
+def test_search_of_your_own_folder_does_not_explain_the_books_report_names(tmp_path, capsys, archive_folder):
+    import shutil
+
+    name = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
+    shutil.copy(archive_folder / name, tmp_path / "Rig 7 day 38.pdf")
+    assert main(["search", "stuck pipe", "--dir", str(tmp_path), "-k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "from folder" in out and "C003 = completion report 3" not in out

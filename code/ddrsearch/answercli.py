@@ -8,10 +8,13 @@ an endpoint configured, a generated answer whose citations are checked);
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 __all__ = ["add_answer_parsers"]
+
+_ROW_ID = re.compile(r"[DC]\d{3}-r\d+")
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -68,12 +71,23 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from .sources import find_report, row_crop, verify_row
     from .tokenizer import tokenize
 
-    if args.row < 0:
-        print(f"ddrsearch show: --row must be 0 or more (row id D038-r08 is --row 8), got {args.row}", file=sys.stderr)
-        return 2
     reports = read_reports(corpus_paths("archive", args.archive))
-    report = find_report(args.report, reports)
-    _, row = resolve_row_id(row_id(report, args.row), reports)
+    if _ROW_ID.fullmatch(args.report.strip()):  # the id as ask prints it: D038-r08
+        if args.row is not None:
+            print(f"ddrsearch show: {args.report} already names the row; drop --row {args.row}", file=sys.stderr)
+            return 2
+        report, row = resolve_row_id(args.report, reports)
+    else:
+        if args.row is None:
+            print(f"ddrsearch show: give the row, either as --row N or as a row id such as D038-r08 "
+                  f"(not {args.report!r} alone)", file=sys.stderr)
+            return 2
+        if args.row < 0:
+            print(f"ddrsearch show: --row must be 0 or more (row id D038-r08 is --row 8), got {args.row}",
+                  file=sys.stderr)
+            return 2
+        report = find_report(args.report, reports)
+        _, row = resolve_row_id(row_id(report, args.row), reports)
     out = Path(args.out or f"{row_id(report, row)}.png")
     if out.is_dir():
         out = out / f"{row_id(report, row)}.png"
@@ -117,8 +131,9 @@ def add_answer_parsers(sub) -> None:
         description="Render the page region of one TIME BREAKDOWN row as a PNG (matching words highlighted) and "
                     "check that the row's text is printed there verbatim.",
     )
-    p.add_argument("report", help="the report: D038, 38, C003 or its file name")
-    p.add_argument("--row", type=int, required=True, help="row index from 0 (row id D038-r08 is --row 8)")
+    p.add_argument("report", help="the report (D038, 38, C003 or its file name) with --row, or a row id as ask "
+                                  "prints it: D038-r08")
+    p.add_argument("--row", type=int, default=None, help="row index from 0 (row id D038-r08 is --row 8)")
     p.add_argument("--out", metavar="PNG", default=None, help="file to write (default <row id>.png)")
     p.add_argument("--highlight", default="", help="words to highlight in the crop")
     p.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")

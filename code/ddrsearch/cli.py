@@ -14,7 +14,7 @@ Sub-commands:
 ``ddrsearch ask "QUESTION" --corpus sample|archive -k 5``
     Answer with the operation rows that support it, quoted with their
     sources (or "not found in these reports").
-``ddrsearch show REPORT --row N --out PNG``
+``ddrsearch show D038-r08 --out PNG`` (or ``ddrsearch show REPORT --row N``)
     Write a PNG crop of one operation row and check its text verbatim.
 ``ddrsearch app [--corpus sample|archive | --dir FOLDER] [--port N]``
     Start the web app "Ask the reports" on 127.0.0.1 (Streamlit).
@@ -198,8 +198,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
     print(line.format(*("-" * w for w in widths)))
     for r in rows:
         print(line.format(*r))
-    print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}. "
-          "Report D038 = drilling report 38, C003 = completion report 3.")
+    print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}."
+          + ("" if args.dir is not None else " Report D038 = drilling report 38, C003 = completion report 3."))
     leg = index.retriever if index is not None else retriever
     if hasattr(leg, "words_found") and not leg.words_found(args.query):
         print(f"note: no word of {args.query!r} occurs in these reports; the results are ranked by meaning "
