@@ -223,3 +223,14 @@ def test_search_of_your_own_folder_does_not_explain_the_books_report_names(tmp_p
     assert main(["search", "stuck pipe", "--dir", str(tmp_path), "-k", "1"]) == 0
     out = capsys.readouterr().out
     assert "from folder" in out and "C003 = completion report 3" not in out
+
+
+def test_env_prints_the_folders_in_effect(capsys, tmp_path, monkeypatch):
+    # before: "DDRSEARCH_ARCHIVE_DIR (unset)" and the default's description, not the folder in use
+    from ddrsearch.data import archive_dir
+
+    monkeypatch.delenv("DDRSEARCH_ARCHIVE_DIR", raising=False)
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
+    assert main(["env"]) == 0
+    out = capsys.readouterr().out
+    assert f"in effect: {archive_dir()}" in out and f"in effect: {tmp_path / 'idx'}" in out

@@ -320,12 +320,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _cmd_env(args: argparse.Namespace) -> int:
     from . import settings
+    from .data import archive_dir, manifest_path
+    from .embeddings import default_cache_dir
+    from .index import default_index_dir
 
+    # the folder or file each path setting resolves to now, set or not (Appendix A: "the values in effect")
+    in_effect = {"DDRSEARCH_ARCHIVE_DIR": archive_dir, "DDRSEARCH_MANIFEST": manifest_path,
+                 "DDRSEARCH_CACHE_DIR": default_cache_dir, "DDRSEARCH_INDEX_DIR": lambda: default_index_dir().parent}
     rows = settings.describe()
     for row in rows:
         print(f"{row['name']}={row['value']}" if row["value"] else f"{row['name']} (unset)")
         print(f"    {row['meaning']}")
         print(f"    default: {row['default']}")
+        if row["name"] in in_effect:
+            print(f"    in effect: {in_effect[row['name']]()}")
     root = settings.project_root()
     print(f"\nproject checkout: {root if root else 'none (installed package)'}")
     return 0
