@@ -234,3 +234,14 @@ def test_env_prints_the_folders_in_effect(capsys, tmp_path, monkeypatch):
     assert main(["env"]) == 0
     out = capsys.readouterr().out
     assert f"in effect: {archive_dir()}" in out and f"in effect: {tmp_path / 'idx'}" in out
+
+
+def test_a_row_matched_through_its_hidden_code_says_so(capsys, archive_folder):
+    # before: "Circulate to cool hole for packers." ranked 3rd for "mud losses" with no word of the query shown:
+    # it matched through the row's CODE cell, "Cond Mud & Circ", which is indexed but not printed
+    assert main(["search", "mud losses", "--method", "bm25", "--unit", "operation"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    d049 = next(line for line in lines if " D049 " in line)
+    assert "Circulate to cool hole for packers. [matched in its CODE: Cond Mud & Circ]" in d049
+    d019 = next(line for line in lines if " D019 " in line)
+    assert "CODE" not in d019  # its own text holds the words

@@ -130,6 +130,19 @@ def _print_spelling_notes(leg, reports, query: str) -> None:
         print(f"note: {line}", file=sys.stderr)
 
 
+def _matched_code(hit, report, query: str) -> str:
+    """The row's CODE cell when it, and not the row's text, holds the query's words (the code is indexed, not shown)."""
+    from .tokenizer import tokenize
+
+    if report is None or hit.row is None or hit.row >= len(report.operations) or not hit.text:
+        return ""
+    code = report.operations[hit.row].code
+    terms = set(tokenize(query, expand=True, stem=True))
+    if not code or terms & set(tokenize(hit.text, expand=True, stem=True)):
+        return ""
+    return code if terms & set(tokenize(code, expand=True, stem=True)) else ""
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
     from .data import corpus_paths
     from .passages import excerpt, short_name
@@ -186,10 +199,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
         _print_spelling_notes(index.retriever if index is not None else retriever, reports, args.query)
         return 0
     rows = []
+    by_name = {r.file_name: r for r in reports}
     for h in hits:
         where = (f"{h.start}-{h.end or '?'}" if h.start else "") + (" OCR" if h.ocr else "")
+        shown = excerpt(h.text, args.query, args.width, **cut) if h.text else "(no single line holds a query word)"
+        code = _matched_code(h, by_name.get(h.report), args.query)
         rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
-                     where, excerpt(h.text, args.query, args.width, **cut) if h.text else "(no single line holds a query word)"))
+                     where, shown + (f" [matched in its CODE: {code}]" if code else "")))
     headers = ("rank", "report", "date", "score", "row", "best matching line")
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
     # numbers right-aligned, so that 9.0000 and 14.0000 (keyword counts) line up by their decimal point
