@@ -168,7 +168,7 @@ def test_a_row_drilling_across_the_depth_shows_the_day_after_a_gap(sample):
 
     answerer = Answerer(sample)
     note, rows = answerer.depth_answer("which day did we pass 8,000 ft?")
-    assert "D048" in note and "drills across 8,000 ft" in note and "not known" not in note
+    assert "D048" in note and "a drilling row of D048 crosses 8,000 ft" in note and "not known" not in note
     assert [r.row_id for r in rows] == ["D048-r00"] and "7,990' to 8,024'" in rows[0].text
     card = answerer.ask("which day did we pass 8,000 ft?")
     assert card.found and card.rows[0].row_id == "D048-r00"
@@ -245,3 +245,24 @@ def test_a_row_matched_through_its_hidden_code_says_so(capsys, archive_folder):
     assert "Circulate to cool hole for packers. [matched in its CODE: Cond Mud & Circ]" in d049
     d019 = next(line for line in lines if " D019 " in line)
     assert "CODE" not in d019  # its own text holds the words
+
+
+def test_only_a_drilled_interval_across_the_depth_shows_the_day(sample, by_name):
+    # second adversarial pass: "pass 5,700 ft" (sample) answered D036 from a wireline "Run in hole to 5,750'" row;
+    # a folder of D039 and D050 answered "pass 8,024 ft" with D050's "Trip in hole to 8,024'"; a folder of D048 and
+    # D050 said "not known" for 8,000 ft although D048 drills "from 7,990' to 8,024'"
+    from ddrsearch.answers import Answerer
+    from ddrsearch.rowchoice import drills_across
+
+    assert drills_across("Rotary drill from 7,990' to 8,024'. 34'", 8000)
+    assert not drills_across("Run in hole to 5,750' with string shot", 5700)
+    assert not drills_across("Trip in hole to 8,024'", 8024)
+    assert not drills_across("Rotary drill from 7,990' to 8,024'", 7990)  # already there when the day began
+    note, rows = Answerer(sample).depth_answer("which day did we pass 5,700 ft?")
+    assert rows == [] and "not known" in note, note
+    pair = [by_name[n] for n in sorted(by_name) if "_039_" in n or "_050_" in n]
+    note, rows = Answerer(pair).depth_answer("which day did we pass 8,024 ft?")
+    assert rows == [] and "not known" in note, note
+    pair = [by_name[n] for n in sorted(by_name) if "_048_" in n or "_050_" in n]
+    note, rows = Answerer(pair).depth_answer("which day did we pass 8,000 ft?")
+    assert [r.row_id for r in rows] == ["D048-r00"] and "first of these reports" in note, note

@@ -422,9 +422,9 @@ class Answerer:
         gives a plausible MD, or the latest that does is more than a day
         older, the depth may have been passed on a day these reports do not
         show: the note says so (and between which two reports), and no row
-        is quoted; unless a row of the report drills across N (prints a depth
-        from that earlier MD up to N and one from N to its MD, as
-        ``7,990' to 8,024'``), which shows the day: those rows are quoted.
+        is quoted; unless a drilling row of the report prints an interval
+        across N (:func:`ddrsearch.rowchoice.drills_across`, as ``drill from
+        7,990' to 8,024'``), which shows the day: those rows are quoted.
 
         Returns:
             ``(note, rows)``: a sentence naming the report(s), dates and MD,
@@ -432,7 +432,7 @@ class Answerer:
             not known); ``None`` when the retriever has no structured path or
             the question asks no depth passed.
         """
-        from .rowchoice import prints_depth
+        from .rowchoice import drills_across, prints_depth
         from .structured import plausible
 
         match = self._structured_match(question)
@@ -444,35 +444,39 @@ class Answerer:
         earlier = [r for r in self.reports if r.report_date < report.report_date
                    and plausible("md_ft", r.md_ft) is not None]
         before = max(earlier, key=lambda r: (r.report_date, r.file_name)) if earlier else None
-        if before is None:
-            return (said + f"{short_name(report)} ({report.report_date.isoformat()}, MD {match.depth[1]:,.0f} ft) "
-                    "is the first of these reports to give an MD, so the day the depth was passed is not known."), []
         depth, md = match.value, match.depth[1]
 
-        def rows_printing(*spans: tuple[float, float]) -> list[int]:
-            """Positions of the report's operation rows that print a depth in every one of ``spans``."""
+        def rows_where(test) -> list[int]:
+            """Positions of the report's operation rows whose OPERATIONS text passes ``test``."""
             out, seen = [], set()
             for i, p in enumerate(self.retriever.passages):
                 if p.report == name and p.kind == "operation" and p.row not in seen \
-                        and all(prints_depth(report.operations[p.row].operations, s) for s in spans):
+                        and test(report.operations[p.row].operations):
                     seen.add(p.row)
                     out.append(i)
             return out
 
         found = f"{short_name(report)}, {report.report_date.isoformat()}, MD {md:,.0f} ft; "
-        if (report.report_date - before.report_date).days > 1:
-            # a row drilling across the depth ("7,990' to 8,024'") shows the day although no report between gives MD
-            crossing = rows_printing((before.md_ft, depth - 1), (depth, md))
+        if before is None or (report.report_date - before.report_date).days > 1:
+            # a drilling row across the depth ("drill from 7,990' to 8,024'") shows the day, though no report
+            # just before gives an MD
+            crossing = rows_where(lambda text: drills_across(text, depth))
             if not crossing:
+                if before is None:
+                    return (said + f"{short_name(report)} ({report.report_date.isoformat()}, MD {md:,.0f} ft) is the "
+                            "first of these reports to give an MD, and none of its drilling rows crosses "
+                            f"{depth:,.0f} ft, so the day the depth was passed is not known."), []
                 return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
                         f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
                         f"{md:,.0f} ft); no report between them gives an MD, so the day is not known."), []
             spans = [crossing]
-            found += (f"the last earlier report here with an MD is {short_name(before)} "
-                      f"({before.report_date.isoformat()}), but a row of {short_name(report)} drills across "
-                      f"{depth:,.0f} ft; ")
+            earlier = (f"the last earlier report here with an MD is {short_name(before)} "
+                       f"({before.report_date.isoformat()}), but " if before is not None
+                       else "it is the first of these reports to give an MD, but ")
+            found += earlier + f"a drilling row of {short_name(report)} crosses {depth:,.0f} ft; "
         else:
-            spans = [rows_printing((depth, md)), rows_printing(match.depth)]
+            spans = [rows_where(lambda text: prints_depth(text, (depth, md))),
+                     rows_where(lambda text: prints_depth(text, match.depth))]
         note = said + found + "its rows printing the depth are quoted whatever their support."
         words = search_words(question)
         fused = self.retriever.passage_scores(words)

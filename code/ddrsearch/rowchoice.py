@@ -50,7 +50,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["ROW_RULES", "choose_row", "lucene_idf", "prints_depth"]
+__all__ = ["ROW_RULES", "choose_row", "drills_across", "lucene_idf", "prints_depth"]
 
 #: The rules for the row shown for a hit (see the module docstring).
 ROW_RULES: tuple[str, ...] = ("fused", "terms", "answer", "local")
@@ -62,6 +62,27 @@ _DEPTH = re.compile(r"(\d{1,2},\d{3}|\d{3,5})(?=\s*'|\s*ft|\s*feet|\s*-)")
 def lucene_idf(df: int, n: int) -> float:
     """``ln(1 + (n - df + 0.5) / (df + 0.5))``: the IDF BM25 uses (Lucene form), for ``df`` of ``n`` passages."""
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+#: A drilled interval as the reports print it: ``from 7,990' to 8,024'``, ``4,460' - 4,552'``.
+_INTERVAL = re.compile(r"(\d{1,2},\d{3}|\d{3,5})\s*(?:'|ft\.?|feet)?\s*(?:to|-)\s*(\d{1,2},\d{3}|\d{3,5})\s*(?:'|ft|feet)")
+#: Words of a row that makes hole (drilling, not tripping, logging, casing or coring summaries).
+_DRILLING = re.compile(r"\b(?:drill(?:ed|ing)?|rotary|rotat(?:e|ed|ing)|slid(?:e|ing))\b", re.IGNORECASE)
+
+
+def drills_across(text: str, depth: float) -> bool:
+    """Whether ``text`` is a drilling row that prints an interval ``A to B`` (feet) with ``A < depth <= B``.
+
+    ``"Rotary drill from 7,990' to 8,024'"`` drills across 8,000 ft; ``"Run in hole to 5,750'"`` (no
+    drilling) and ``"Trip in hole to 8,024'"`` (one depth) do not; no slack at either end.
+    """
+    if not _DRILLING.search(text):
+        return False
+    for a, b in _INTERVAL.findall(text):
+        low, high = float(a.replace(",", "")), float(b.replace(",", ""))
+        if low < depth <= high:
+            return True
+    return False
 
 
 def prints_depth(text: str, depth: tuple[float, float]) -> bool:
