@@ -266,3 +266,15 @@ def test_only_a_drilled_interval_across_the_depth_shows_the_day(sample, by_name)
     pair = [by_name[n] for n in sorted(by_name) if "_048_" in n or "_050_" in n]
     note, rows = Answerer(pair).depth_answer("which day did we pass 8,000 ft?")
     assert [r.row_id for r in rows] == ["D048-r00"] and "first of these reports" in note, note
+
+
+@pytest.mark.model
+def test_the_highest_value_note_names_a_row_that_prints_the_number(archive):
+    # second adversarial pass: the note said "No operation row prints it" while D033-r01 prints "MW 9.3"
+    from ddrsearch.answers import Answerer
+
+    answerer = Answerer(archive)
+    assert "The operation row D033-r01 prints the number too" in answerer.extreme_answer(
+        "what was the highest mud weight?")
+    assert "No operation row of these reports prints it" in answerer.extreme_answer(
+        "what was the highest pump pressure?")

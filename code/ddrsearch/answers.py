@@ -508,9 +508,15 @@ class Answerer:
         where = ", ".join(f"{short_name(r)} ({r.report_date.isoformat()})" for r in best)
         table = "the header" if spec.source == "header" else f"the {spec.source} table"
         most, _, within = match.detail.partition(f" {match.field}")
+        number = re.compile(rf"(?<![\d.]){re.escape(f'{match.value:g}')}(?![\d]|\.\d)")
+        printed = [row_id(r, op) for r in best for op in r.operations
+                   if number.search(re.sub(r"(?<=\d),(?=\d{3})", "", op.operations))]
+        rows_say = (f"The operation row{'s' if len(printed) > 1 else ''} {', '.join(printed)} print"
+                    f"{'' if len(printed) > 1 else 's'} the number too; " if printed
+                    else f"No operation row of {'these reports' if len(best) > 1 else short_name(best[0])} prints it; ")
         return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
-                f"reports{within} is {match.value:,g} {spec.unit}, in {where}. No operation row prints it; "
-                "the rows below are what a search for the question's words finds.")
+                f"reports{within} is {match.value:,g} {spec.unit}, in {where}. " + rows_say
+                + "the rows below are what a search for the question's words finds.")
 
     def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
