@@ -232,6 +232,6 @@ def test_a_query_no_report_holds_a_word_of_says_the_ranking_is_by_meaning_alone(
     assert main(["search", "Бурение скважины", "--corpus", "sample", "-k", "3", "--no-index"]) == 0
     out = capsys.readouterr()
     assert "3 report(s)" in out.out
-    assert "no word of 'Бурение скважины' occurs in these reports" in out.err
+    assert "no word of 'Бурение скважины' occurs in the rows searched" in out.err
     assert main(["search", "stuck pipe", "--corpus", "sample", "-k", "3", "--no-index"]) == 0
     assert "no word of" not in capsys.readouterr().err

@@ -278,3 +278,17 @@ def test_the_highest_value_note_names_a_row_that_prints_the_number(archive):
         "what was the highest mud weight?")
     assert "No operation row of these reports prints it" in answerer.extreme_answer(
         "what was the highest pump pressure?")
+
+
+def test_notes_from_an_index_on_disk_speak_of_indexed_rows(tmp_path, capsys, monkeypatch, archive_folder):
+    # second adversarial pass: with an index (no reports attached) "monel", printed in the BHA tables, was said to
+    # be printed by no report; the index holds the rows it searches, not the header tables
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
+    assert main(["index", "build", "--corpus", "sample"]) == 0
+    capsys.readouterr()
+    assert main(["search", "monel stuk", "--corpus", "sample", "-k", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "no report prints" not in err and 'no indexed row prints "stuk"' in err
+    assert main(["search", "monel stuk", "--corpus", "sample", "-k", "1", "--no-index"]) == 0
+    err = capsys.readouterr().err
+    assert 'no report prints "stuk"' in err and '"monel"' not in err

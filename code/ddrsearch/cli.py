@@ -122,11 +122,13 @@ def _print_spelling_notes(leg, reports, query: str) -> None:
     """Misspelt words: the default pipeline also knows its rewrites; another method checks the reports' words."""
     from .spelling import Spelling, spelling_notes
 
+    where = "report"
     if hasattr(leg, "unknown_words"):
         unknown = leg.unknown_words(query)
+        where = "report" if getattr(leg, "_reports", None) else "indexed row"  # an index holds rows, not tables
     else:
         unknown = Spelling([r.text for r in reports]).unknown(query) if reports else {}
-    for line in spelling_notes(unknown):
+    for line in spelling_notes(unknown, where):
         print(f"note: {line}", file=sys.stderr)
 
 
@@ -218,7 +220,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
           + ("" if args.dir is not None else " Report D038 = drilling report 38, C003 = completion report 3."))
     leg = index.retriever if index is not None else retriever
     if hasattr(leg, "words_found") and not leg.words_found(args.query):
-        print(f"note: no word of {args.query!r} occurs in these reports; the results are ranked by meaning "
+        print(f"note: no word of {args.query!r} occurs in the rows searched; the results are ranked by meaning "
               "alone and may be unrelated (check the spelling, or try the rig's words).", file=sys.stderr)
     _print_spelling_notes(leg, reports, args.query)
     return 0

@@ -163,9 +163,15 @@ def is_english(word: str) -> bool:
 _ENGLISH = None
 
 
-def spelling_notes(unknown: dict[str, list[str]]) -> list[str]:
+def spelling_notes(unknown: dict[str, list[str]], where: str = "report") -> list[str]:
     """One-line notes on a query's unknown words (``word -> suggestions``, e.g. from
     :meth:`ddrsearch.tuned.TunedHybridRetriever.unknown_words`).
+
+    Args:
+        unknown: word -> suggestions.
+        where: what was checked, for the wording: ``"report"`` (the reports'
+            whole text) or ``"indexed row"`` (an index on disk holds only the
+            rows it searches, not the header tables).
 
     Returns:
         A ``did you mean`` line per word with suggestions (at most
@@ -179,13 +185,13 @@ def spelling_notes(unknown: dict[str, list[str]]) -> list[str]:
     lines = []
     near_words = [(w, near) for w, near in unknown.items() if near]
     for word, near in near_words[:MAX_NOTES]:
-        lines.append(f'no report prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?")
+        lines.append(f'no {where} prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?")
     if len(near_words) > MAX_NOTES:
         lines.append(f"... and {len(near_words) - MAX_NOTES} more words with suggestions (not shown).")
     bare = [w for w, near in unknown.items() if not near]
     if bare:
         names = ", ".join(f'"{w[:40]}"' for w in bare[:MAX_NOTES])
         more = f" and {len(bare) - MAX_NOTES} more" if len(bare) > MAX_NOTES else ""
-        lines.append(f"no report prints {names}{more}; the reports may use other words for "
+        lines.append(f"no {where} prints {names}{more}; the reports may use other words for "
                      + ("it." if len(bare) == 1 else "them."))
     return lines
