@@ -292,3 +292,30 @@ def test_notes_from_an_index_on_disk_speak_of_indexed_rows(tmp_path, capsys, mon
     assert main(["search", "monel stuk", "--corpus", "sample", "-k", "1", "--no-index"]) == 0
     err = capsys.readouterr().err
     assert 'no report prints "stuk"' in err and '"monel"' not in err
+
+
+def test_index_folder_follows_what_differs_from_the_book(tmp_path, monkeypatch):
+    # second adversarial pass: DDRSEARCH_ARCHIVE_DIR at the book's own folder moved the index; --archive DIR still
+    # wrote the book's index; a 240-character folder name made search fail with "File name too long"
+    from ddrsearch.data import book_archive_dir
+    from ddrsearch.index import default_index_dir
+
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
+    monkeypatch.delenv("DDRSEARCH_MANIFEST", raising=False)
+    monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", str(book_archive_dir()))
+    assert default_index_dir("archive") == tmp_path / "idx" / "archive"
+    other = tmp_path / "other"
+    assert default_index_dir("archive", archive=other).name.startswith("archive-other-")
+    long = tmp_path / ("x" * 240)
+    assert len(default_index_dir("archive", archive=long).name) < 80
+    assert len(default_index_dir(folder=long).name) < 80
+
+
+def test_env_prints_every_setting_when_one_cannot_be_resolved(capsys, monkeypatch, tmp_path):
+    # second adversarial pass: DDRSEARCH_ARCHIVE_DIR='~nosuchuser/x' stopped env halfway with exit status 1
+    monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", "~nosuchuser/x")
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "nothing"))
+    assert main(["env"]) == 0
+    out = capsys.readouterr().out
+    assert "in effect: cannot be resolved" in out and "DDRSEARCH_DATABASE_URL" in out
+    assert f"in effect: {tmp_path / 'nothing'} (does not exist yet)" in out

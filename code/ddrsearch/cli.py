@@ -344,14 +344,19 @@ def _cmd_env(args: argparse.Namespace) -> int:
 
     # the folder or file each path setting resolves to now, set or not (Appendix A: "the values in effect")
     in_effect = {"DDRSEARCH_ARCHIVE_DIR": archive_dir, "DDRSEARCH_MANIFEST": manifest_path,
-                 "DDRSEARCH_CACHE_DIR": default_cache_dir, "DDRSEARCH_INDEX_DIR": lambda: default_index_dir().parent}
+                 "DDRSEARCH_CACHE_DIR": default_cache_dir, "DDRSEARCH_INDEX_DIR": lambda: default_index_dir(folder=".").parent}
     rows = settings.describe()
     for row in rows:
         print(f"{row['name']}={row['value']}" if row["value"] else f"{row['name']} (unset)")
         print(f"    {row['meaning']}")
         print(f"    default: {row['default']}")
         if row["name"] in in_effect:
-            print(f"    in effect: {in_effect[row['name']]()}")
+            try:
+                path = in_effect[row["name"]]()
+            except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:  # e.g. ~nosuchuser/x
+                print(f"    in effect: cannot be resolved: {exc}")
+                continue
+            print(f"    in effect: {path}" + ("" if path.exists() else " (does not exist yet)"))
     root = settings.project_root()
     print(f"\nproject checkout: {root if root else 'none (installed package)'}")
     return 0

@@ -76,8 +76,11 @@ def archive_dir() -> Path:
     The folder is not created here.
     """
     env = settings.get_path("DDRSEARCH_ARCHIVE_DIR")
-    if env is not None:
-        return env
+    return env if env is not None else book_archive_dir()
+
+
+def book_archive_dir() -> Path:
+    """The folder of the book's PDFs when ``$DDRSEARCH_ARCHIVE_DIR`` is not set (see :func:`archive_dir`)."""
     root = settings.project_root()
     if root is not None and (root / "datasets").is_dir():
         return root / "datasets" / "forge_archive"

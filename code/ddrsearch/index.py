@@ -68,21 +68,25 @@ _NOT_STORED = {"__init__", "_util", "errors", "settings", "data", "metrics", "fu
                "evaluation", "plots", "book", "cli", "index", "indexstore", "indexcli"}
 
 
-def default_index_dir(corpus: str | None = "archive", folder: str | os.PathLike | None = None) -> Path:
+def default_index_dir(corpus: str | None = "archive", folder: str | os.PathLike | None = None,
+                      archive: str | os.PathLike | None = None) -> Path:
     """Where the index of a corpus lives by default.
 
     Args:
         corpus: ``"archive"`` or ``"sample"``; ignored when ``folder`` is given.
         folder: a folder of your own reports (``--dir``).
+        archive: the archive folder given on the command line (``--archive``),
+            which wins over ``$DDRSEARCH_ARCHIVE_DIR``.
 
     Returns:
         ``<base>/<corpus>`` or ``<base>/dir-<folder name>-<hash of its path>``,
         with ``<base>`` = ``$DDRSEARCH_INDEX_DIR``, else ``.cache/index`` in
-        the project's checkout, else ``~/.cache/ddrsearch/index``. When
-        ``$DDRSEARCH_MANIFEST`` or ``$DDRSEARCH_ARCHIVE_DIR`` is set, the
-        corpus name gets the archive folder's name and a hash of the
-        manifest's and the folder's paths (``archive-my_reports-<hash>``):
-        an archive of your own never overwrites the book's index.
+        the project's checkout, else ``~/.cache/ddrsearch/index``. When the
+        archive folder or the manifest is not the book's (``--archive``,
+        ``$DDRSEARCH_ARCHIVE_DIR``, ``$DDRSEARCH_MANIFEST``), the corpus name
+        gets the folder's name (at most 40 characters) and a hash of the
+        paths that differ (``archive-my_reports-<hash>``): an archive of your
+        own never overwrites the book's index.
     """
     base = settings.get_path("DDRSEARCH_INDEX_DIR")
     if base is None:
@@ -90,15 +94,16 @@ def default_index_dir(corpus: str | None = "archive", folder: str | os.PathLike 
         base = root / ".cache" / "index" if root else Path.home() / ".cache" / "ddrsearch" / "index"
     if folder is not None:
         resolved = Path(folder).resolve()
-        return base / f"dir-{resolved.name}-{text_sha256(str(resolved))[:10]}"
-    name = corpus or "archive"
-    if settings.get_path("DDRSEARCH_MANIFEST") is not None or settings.get_path("DDRSEARCH_ARCHIVE_DIR") is not None:
-        # another archive (your own reports through your own manifest, or another folder): its own index,
-        # so that it and the book's archive do not overwrite each other's
-        from .data import archive_dir, manifest_path
+        return base / f"dir-{resolved.name[:40]}-{text_sha256(str(resolved))[:10]}"
+    from .data import archive_dir, book_archive_dir
 
-        key = f"{manifest_path().resolve()}|{archive_dir().resolve()}"
-        name += f"-{archive_dir().resolve().name}-{text_sha256(key)[:10]}"
+    name = corpus or "archive"
+    where = (Path(archive) if archive else archive_dir()).expanduser().resolve()
+    manifest = settings.get_path("DDRSEARCH_MANIFEST")
+    if where != book_archive_dir().resolve() or manifest is not None:
+        # another archive: its own index (keyed by what differs, so a reinstall keeps the same folder)
+        key = f"{Path(manifest).expanduser().resolve() if manifest is not None else ''}|{where}"
+        name += f"-{where.name[:40]}-{text_sha256(key)[:10]}"
     return base / name
 
 

@@ -43,7 +43,7 @@ def _index_dir(args) -> Path:
     if getattr(args, "index", None):
         folder, what = Path(args.index), "--index"
     else:
-        folder = default_index_dir(args.corpus or "archive", getattr(args, "dir", None))
+        folder = default_index_dir(args.corpus or "archive", getattr(args, "dir", None), getattr(args, "archive", None))
         what = "DDRSEARCH_INDEX_DIR" if settings.get_path("DDRSEARCH_INDEX_DIR") else "the index folder"
     for f in (folder, *folder.parents):
         if f.is_file():

@@ -325,7 +325,7 @@ class SearchSession:
         return row_crop(self.by_name[report], row, words, zoom=zoom)
 
 
-def _disk_index(corpus, folder, paths, reports):
+def _disk_index(corpus, folder, paths, reports, archive=None):
     """The default pipeline from the index on disk (``ddrsearch index build``) when it is current.
 
     Returns ``(retriever, note)``: the index's retriever and ``""``; or
@@ -336,7 +336,7 @@ def _disk_index(corpus, folder, paths, reports):
     from .index import default_index_dir, open_index, stale_reasons
     from .indexstore import current_generation
 
-    where = default_index_dir(None if folder is not None else corpus, folder)
+    where = default_index_dir(None if folder is not None else corpus, folder, archive)
     rebuild = f"ddrsearch index build {f'--dir {folder}' if folder is not None else f'--corpus {corpus}'}"
     try:
         if current_generation(where) is None:
@@ -386,7 +386,7 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
         n = len(reports)
         source = f"the ten-report sample ({n} reports)" if corpus == "sample" else f"the archive ({n} reports)"
         base = None
-    retriever, index_note = _disk_index(corpus, folder, paths, reports)
+    retriever, index_note = _disk_index(corpus, folder, paths, reports, archive if folder is None else None)
     if retriever is None:
         retriever = build_retriever("hybrid", reports)
     with query_threads():
