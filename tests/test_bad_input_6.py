@@ -319,3 +319,32 @@ def test_env_prints_every_setting_when_one_cannot_be_resolved(capsys, monkeypatc
     out = capsys.readouterr().out
     assert "in effect: cannot be resolved" in out and "DDRSEARCH_DATABASE_URL" in out
     assert f"in effect: {tmp_path / 'nothing'} (does not exist yet)" in out
+
+
+def test_out_refuses_a_pipe_beside_it_and_a_dangling_link(tmp_path, capsys, archive_folder):
+    # second adversarial pass: eval --out r.csv hung when r_means.csv was a FIFO; a dangling symlink as --out was
+    # replaced by a file; show --out <fifo> hung and show --out - wrote a file named "-"
+    import os
+
+    os.mkfifo(tmp_path / "r_means.csv")
+    assert main(["eval", "starter", "--methods", "bm25", "--out", str(tmp_path / "r.csv")]) == 1
+    assert "r_means.csv is not a regular file" in capsys.readouterr().err
+    (tmp_path / "link.csv").symlink_to(tmp_path / "missing" / "x.csv")
+    assert main(["eval", "starter", "--methods", "bm25", "--out", str(tmp_path / "link.csv")]) == 1
+    assert "is a link to a missing file" in capsys.readouterr().err
+    os.mkfifo(tmp_path / "crop.png")
+    assert main(["show", "D038-r08", "--out", str(tmp_path / "crop.png")]) == 1
+    assert "give a PNG file name" in capsys.readouterr().err
+
+
+def test_show_reads_row_ids_loosely_and_from_your_own_folder(tmp_path, capsys, archive_folder):
+    # second adversarial pass: d038-r08 and D038-r8 were refused; ask --dir's row ids could not be shown
+    import shutil
+
+    assert main(["show", "d038-r8", "--out", str(tmp_path / "a.png")]) == 0
+    assert "[D038-r08]" in capsys.readouterr().out
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    shutil.copy(archive_folder / "FORGE-16A-78-32_Drilling_050_2020-12-08.pdf", mine / "rig 7 day.pdf")
+    assert main(["show", "D050-r06", "--dir", str(mine), "--out", str(tmp_path / "b.png")]) == 0
+    assert "rig 7 day.pdf" in capsys.readouterr().out

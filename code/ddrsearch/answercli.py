@@ -12,9 +12,11 @@ import re
 import sys
 from pathlib import Path
 
+from ._util import unwritable_csv
+
 __all__ = ["add_answer_parsers"]
 
-_ROW_ID = re.compile(r"[DC]\d{3}-r\d+")
+_ROW_ID = re.compile(r"([DC])(\d{1,3})-R(\d{1,3})", re.IGNORECASE)
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -67,16 +69,20 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     from .data import corpus_paths
     from .passages import resolve_row_id, row_id
-    from .report import read_reports
+    from .report import load_archive, read_reports
     from .sources import find_report, row_crop, verify_row
     from .tokenizer import tokenize
 
-    reports = read_reports(corpus_paths("archive", args.archive))
-    if _ROW_ID.fullmatch(args.report.strip()):  # the id as ask prints it: D038-r08
+    if args.dir is not None:  # your own reports, as ask --dir reads them: the row ids it printed
+        reports = load_archive(args.dir, on_error="collect")
+    else:
+        reports = read_reports(corpus_paths("archive", args.archive))
+    rid = _ROW_ID.fullmatch(args.report.strip())
+    if rid:  # the id as ask prints it: D038-r08 (d038-r8 too)
         if args.row is not None:
             print(f"ddrsearch show: {args.report} already names the row; drop --row {args.row}", file=sys.stderr)
             return 2
-        report, row = resolve_row_id(args.report, reports)
+        report, row = resolve_row_id(f"{rid[1].upper()}{int(rid[2]):03d}-r{int(rid[3]):02d}", reports)
     else:
         if args.row is None:
             print(f"ddrsearch show: give the row, either as --row N or as a row id such as D038-r08 "
@@ -91,6 +97,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     out = Path(args.out or f"{row_id(report, row)}.png")
     if out.is_dir():
         out = out / f"{row_id(report, row)}.png"
+    problem = unwritable_csv(str(out), kind="PNG")  # a pipe, a device or '-' would hang or write odd files
+    if problem:
+        print(f"ddrsearch show: {problem}", file=sys.stderr)
+        return 1
     out.parent.mkdir(parents=True, exist_ok=True)
     row_crop(report, row, tokenize(args.highlight) if args.highlight else (), out=out)
     check = verify_row(report, row)
@@ -136,5 +146,7 @@ def add_answer_parsers(sub) -> None:
     p.add_argument("--row", type=int, default=None, help="row index from 0 (row id D038-r08 is --row 8)")
     p.add_argument("--out", metavar="PNG", default=None, help="file to write (default <row id>.png)")
     p.add_argument("--highlight", default="", help="words to highlight in the crop")
+    p.add_argument("--dir", metavar="FOLDER", default=None,
+                   help="a folder of your own report PDFs (the row ids ask --dir printed)")
     p.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")
     p.set_defaults(func=_cmd_show)
