@@ -348,3 +348,18 @@ def test_show_reads_row_ids_loosely_and_from_your_own_folder(tmp_path, capsys, a
     shutil.copy(archive_folder / "FORGE-16A-78-32_Drilling_050_2020-12-08.pdf", mine / "rig 7 day.pdf")
     assert main(["show", "D050-r06", "--dir", str(mine), "--out", str(tmp_path / "b.png")]) == 0
     assert "rig 7 day.pdf" in capsys.readouterr().out
+
+
+@pytest.mark.model
+def test_a_depth_question_says_why_it_has_no_day(archive):
+    # second adversarial pass: "pass 100,000 ft" and "2,440 m" said only "Not found"; "pass 6,000 ft and
+    # 8,000 ft" silently answered 6,000 ft
+    from ddrsearch.answers import Answerer
+
+    answerer = Answerer(archive)
+    deepest = max(r.md_ft or 0 for r in archive)
+    card = answerer.ask("which day did we pass 100,000 ft?")
+    assert f"the deepest is {deepest:,.0f} ft" in card.note and not card.found
+    assert "read in feet" in answerer.ask("which day did we reach 2,440 m?").note
+    card = answerer.ask("when did we pass 6,000 ft and 8,000 ft?")
+    assert "names 2 depths; this answers the first, 6,000 ft" in card.note

@@ -57,6 +57,7 @@ from .errors import CitationError, QueryError
 from .passages import resolve_row_id, row_id, short_name
 from .report import Report
 from .retrieval import check_query
+from .structured import asked_depths
 
 __all__ = [
     "ANSWER_THRESHOLD",
@@ -436,6 +437,15 @@ class Answerer:
         from .structured import plausible
 
         match = self._structured_match(question)
+        depths, metres = asked_depths(question)
+        if match is None and (depths or metres) and getattr(self.retriever, "structured", 0) > 0:
+            if metres and not depths:
+                return "Depths are read in feet here: ask, e.g., 'which day did we pass 8,000 ft?'.", []
+            deepest = max((r for r in self.reports if plausible("md_ft", r.md_ft) is not None),
+                          key=lambda r: (r.md_ft, r.report_date), default=None)
+            if deepest is not None and depths and depths[0] > 0:
+                return (f"No report here gives an MD of {depths[0]:,g} ft or more: the deepest is "
+                        f"{deepest.md_ft:,.0f} ft, in {short_name(deepest)} ({deepest.report_date.isoformat()})."), []
         if match is None or match.kind != "depth_passed" or match.depth is None or match.value is None:
             return None
         (name,) = match.scores
@@ -579,6 +589,10 @@ class Answerer:
         day = question_date(question)
         note = ""
         typed = self.depth_answer(question) if day is None else None
+        depths = asked_depths(question)[0]
+        if typed is not None and len(depths) > 1:  # one depth per question: say which one is answered
+            typed = (typed[0] + f" The question names {len(depths)} depths; this answers the first, "
+                     f"{depths[0]:,g} ft: ask about each in turn.", typed[1])
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
             if rows:

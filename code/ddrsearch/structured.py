@@ -47,6 +47,23 @@ _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _FEET = r"\s*(?:ft|feet|foot|')"
+#: The verbs of a "which day did we pass N ft?" question, up to the number.
+_PASS = r"\b(?:past|pass(?:ed|ing)?|reach(?:ed|ing)?|cross(?:ed|ing)?|beyond|hit|got to|get to|deeper than)\s+(?:the\s+)?"
+
+
+def asked_depths(query: str) -> tuple[list[float], bool]:
+    """The depths a "which day did we pass N ft?" question names, in feet, and whether it gives one in metres.
+
+    >>> asked_depths("when did we pass 6,000 ft and 8,000 ft?")
+    ([6000.0, 8000.0], False)
+    >>> asked_depths("when did we reach 2,440 m?")
+    ([], True)
+    """
+    text = normalize(query)
+    first = re.search(_PASS + rf"{_NUM}{_FEET}", text)
+    feet = [_number(n) for n in re.findall(rf"{_NUM}{_FEET}", text[first.start():])] if first else []
+    metres = bool(re.search(_PASS + rf"{_NUM}\s*(?:m|metres|meters)\b", text))
+    return feet, metres
 _HOLE = re.compile(r"(\d{1,2}(?:\.\d+)?)(?:[\s-]+(\d)/(\d))?\s*\"?\s*(?:in(?:ch)?\s+)?"
                    r"(?:production |surface |intermediate )?hole")
 
@@ -228,8 +245,7 @@ class StructuredIndex:
         if date is not None:
             hits = {r["report"]: 1.0 for r in self.rows if r["date"] == date}
             return StructuredMatch("date", hits, detail=f"report dated {date.isoformat()}") if hits else None
-        m = re.search(rf"\b(?:past|pass(?:ed|ing)?|reach(?:ed|ing)?|cross(?:ed|ing)?|beyond|hit|got to|get to|deeper than)"
-                      rf"\s+(?:the\s+)?{_NUM}{_FEET}", text)
+        m = re.search(_PASS + rf"{_NUM}{_FEET}", text)
         if m:
             n = _number(m[1])
             # a report without an MD (a rig-up day, an unreadable or implausible value) passes no depth
