@@ -96,7 +96,7 @@ def test_one_question_gets_intervals_but_no_verdict(tmp_path, capsys, archive_fo
     path = _one_question_set(tmp_path, archive_folder)
     assert main(["eval", str(path), "--methods", "keyword,hybrid"]) == 0
     out = capsys.readouterr().out
-    assert "better: the whole" not in out and "no verdict: 1 questions are too few" in out
+    assert "better: the whole" not in out and "no verdict: 1 question is too few" in out
 
 
 def test_intervals_are_printed_as_computed_and_stay_within_the_metric(tmp_path, capsys, archive_folder):
@@ -363,3 +363,11 @@ def test_a_depth_question_says_why_it_has_no_day(archive):
     assert "read in feet" in answerer.ask("which day did we reach 2,440 m?").note
     card = answerer.ask("when did we pass 6,000 ft and 8,000 ft?")
     assert "names 2 depths; this answers the first, 6,000 ft" in card.note
+
+
+def test_letters_glued_to_digits_count_as_printed_and_signs_keep_the_leading_zero():
+    # second adversarial pass: "skc" (printed in SKC613M) was called unprinted; "<.5" tokenized as "5"
+    assert "skc" in Spelling(["Bit SKC613M at 4,460ft"])
+    assert tokenize("<.5 ppg") == ["0.5", "ppg"] and tokenize("±.5") == ["0.5"]
+    long = "x" * 60
+    assert spelling_notes({long: []})[0].startswith(f'no report prints "{"x" * 40}..."')

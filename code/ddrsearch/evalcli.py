@@ -83,7 +83,8 @@ MIN_FOR_VERDICT = 10
 
 def _verdict(low: float, high: float, n_questions: int) -> str:
     if n_questions < MIN_FOR_VERDICT:
-        return f"no verdict: {n_questions} questions are too few for the interval to be trusted (need {MIN_FOR_VERDICT})"
+        many = "1 question is" if n_questions == 1 else f"{n_questions} questions are"
+        return f"no verdict: {many} too few for the interval to be trusted (need {MIN_FOR_VERDICT})"
     if low > 0:
         return "better: the whole interval is above 0"
     if high < 0:
@@ -205,6 +206,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                       "gain high": f"NDCG@{args.k} gain high",
                                       "changed": "questions scored differently"})
         extra.insert(0, "baseline", baseline)
+        extra.insert(0, "questions", len(questions))
         table.join(extra).to_csv(out.with_name(out.stem + "_means.csv"))
         gains = f", and the NDCG@{args.k} gain over {baseline} with its verdict" if len(methods) > 1 else ""
         print(f"\nWrote {out} (one row per method and question) and {out.with_name(out.stem + '_means.csv')} "

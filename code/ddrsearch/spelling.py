@@ -76,7 +76,8 @@ class Spelling:
         from Stemmer import Stemmer
 
         self._stem = Stemmer("english").stemWord
-        self.counts: Counter[str] = Counter(w for t in texts for w in split_words(t) if _LETTERS.fullmatch(w))
+        # letter runs of every token, so that "skc" of SKC613M or "ft" of 4,460ft count as printed
+        self.counts: Counter[str] = Counter(run for t in texts for w in split_words(t) for run in _LETTERS.findall(w))
         self._words = sorted(self.counts)
         self._stems = {self._stem(w) for w in self._words}
 
@@ -190,7 +191,7 @@ def spelling_notes(unknown: dict[str, list[str]], where: str = "report") -> list
         lines.append(f"... and {len(near_words) - MAX_NOTES} more words with suggestions (not shown).")
     bare = [w for w, near in unknown.items() if not near]
     if bare:
-        names = ", ".join(f'"{w[:40]}"' for w in bare[:MAX_NOTES])
+        names = ", ".join(f'"{w[:40]}..."' if len(w) > 40 else f'"{w}"' for w in bare[:MAX_NOTES])
         more = f" and {len(bare) - MAX_NOTES} more" if len(bare) > MAX_NOTES else ""
         lines.append(f"no {where} prints {names}{more}; the reports may use other words for "
                      + ("it." if len(bare) == 1 else "them."))

@@ -242,7 +242,7 @@ _SINGLE_LETTERS = re.compile(rf"{_LETTER}(?:/{_LETTER})+")
 
 #: What may stand before the point of a number written without its leading zero (``.5``): a space,
 #: an opening bracket or quote, or a sign; not another point (``...5,000``), a letter or ``)``.
-_BEFORE_POINT = frozenset(" \t\n([{'\"$@~=+-/:,;")
+_BEFORE_POINT = frozenset(" \t\n([{'\"$@~=+-/:,;<>±*#")
 
 
 def _raw_tokens(normalised: str) -> list[str]:
