@@ -427,12 +427,25 @@ class Answerer:
         across N (:func:`ddrsearch.rowchoice.drills_across`, as ``drill from
         7,990' to 8,024'``), which shows the day: those rows are quoted.
 
+        When no report reaches N, or N is given in metres, the note says so
+        (with the deepest MD) and no row is quoted. A question naming several
+        depths is answered for the first, and the note says so.
+
         Returns:
             ``(note, rows)``: a sentence naming the report(s), dates and MD,
             and the rows (none when no row prints such a depth or the day is
             not known); ``None`` when the retriever has no structured path or
             the question asks no depth passed.
         """
+        typed = self._depth_answer(question)
+        depths = asked_depths(question)[0]
+        if typed is not None and len(depths) > 1:  # one depth per question: say which one is answered
+            typed = (typed[0] + f" The question names {len(depths)} depths; this answers the first, "
+                     f"{depths[0]:,g} ft: ask about each in turn.", typed[1])
+        return typed
+
+    def _depth_answer(self, question: str) -> tuple[str, list[SupportRow]] | None:
+        """:meth:`depth_answer` for the first depth the question names."""
         from .rowchoice import drills_across, prints_depth
         from .structured import plausible
 
@@ -480,10 +493,10 @@ class Answerer:
                         f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
                         f"{md:,.0f} ft); no report between them gives an MD, so the day is not known."), []
             spans = [crossing]
-            earlier = (f"the last earlier report here with an MD is {short_name(before)} "
-                       f"({before.report_date.isoformat()}), but " if before is not None
-                       else "it is the first of these reports to give an MD, but ")
-            found += earlier + f"a drilling row of {short_name(report)} crosses {depth:,.0f} ft; "
+            lead = (f"the last earlier report here with an MD is {short_name(before)} "
+                    f"({before.report_date.isoformat()}), but " if before is not None
+                    else "it is the first of these reports to give an MD, but ")
+            found += lead + f"a drilling row of {short_name(report)} crosses {depth:,.0f} ft; "
         else:
             spans = [rows_where(lambda text: prints_depth(text, (depth, md))),
                      rows_where(lambda text: prints_depth(text, match.depth))]
@@ -521,9 +534,12 @@ class Answerer:
         number = re.compile(rf"(?<![\d.]){re.escape(f'{match.value:g}')}(?![\d]|\.\d)")
         printed = [row_id(r, op) for r in best for op in r.operations
                    if number.search(re.sub(r"(?<=\d),(?=\d{3})", "", op.operations))]
-        rows_say = (f"The operation row{'s' if len(printed) > 1 else ''} {', '.join(printed)} print"
-                    f"{'' if len(printed) > 1 else 's'} the number too; " if printed
-                    else f"No operation row of {'these reports' if len(best) > 1 else short_name(best[0])} prints it; ")
+        if len(printed) > 1:
+            rows_say = f"The operation rows {', '.join(printed)} print the number too; "
+        elif printed:
+            rows_say = f"The operation row {printed[0]} prints the number too; "
+        else:
+            rows_say = f"No operation row of {'these reports' if len(best) > 1 else short_name(best[0])} prints it; "
         return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
                 f"reports{within} is {match.value:,g} {spec.unit}, in {where}. " + rows_say
                 + "the rows below are what a search for the question's words finds.")
@@ -589,10 +605,6 @@ class Answerer:
         day = question_date(question)
         note = ""
         typed = self.depth_answer(question) if day is None else None
-        depths = asked_depths(question)[0]
-        if typed is not None and len(depths) > 1:  # one depth per question: say which one is answered
-            typed = (typed[0] + f" The question names {len(depths)} depths; this answers the first, "
-                     f"{depths[0]:,g} ft: ask about each in turn.", typed[1])
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
             if rows:

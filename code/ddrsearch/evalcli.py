@@ -105,15 +105,15 @@ def _print_intervals(results: dict, k: int, baseline: str, n_questions: int):
                      for _, row in table.iterrows()]
              for label in (f"hit@{k}", "MRR", f"NDCG@{k}")}
     print(pd.DataFrame(shown, index=table.index).to_string())
-    table["verdict"] = [_verdict(lo, hi, n_questions).split(":")[0] if m != baseline else "baseline"
-                        for m, lo, hi in zip(table.index, table["gain low"], table["gain high"], strict=True)]
-    others = [m for m in table.index if m != baseline]
-    if others:
+    verdicts = {m: _verdict(lo, hi, n_questions) for m, lo, hi
+                in zip(table.index, table["gain low"], table["gain high"], strict=True) if m != baseline}
+    table["verdict"] = [verdicts[m].split(":")[0] if m in verdicts else "baseline" for m in table.index]
+    if verdicts:
         print(f"\nNDCG@{k} gain over {baseline}, paired on the same questions (95% interval):")
-        width = max(len(m) for m in others)
-        for m in others:
+        width = max(len(m) for m in verdicts)
+        for m, verdict in verdicts.items():
             gain, low, high = table.loc[m, ["gain", "gain low", "gain high"]]
-            print(f"  {m:<{width}}  {gain:+.3f} [{low:+.3f}, {high:+.3f}]  {_verdict(low, high, n_questions)}; "
+            print(f"  {m:<{width}}  {gain:+.3f} [{low:+.3f}, {high:+.3f}]  {verdict}; "
                   f"{int(table.loc[m, 'changed'])} of {n_questions} questions scored differently")
     if n_questions < MIN_FOR_VERDICT:
         print(f"note: {n_questions} questions give wide or degenerate intervals; write at least "

@@ -105,20 +105,25 @@ class Spelling:
         Raises:
             ValueError: ``limit`` is below 1.
         """
-        from rapidfuzz import process
-        from rapidfuzz.distance import OSA
-
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         word = normalize(word)
         if word in self:
             return []
+        found = self._nearest(word)
+        if found and found[0] in DEFAULT_STOPWORDS:
+            return []
+        return [w for w in found if w not in DEFAULT_STOPWORDS][:limit]
+
+    def _nearest(self, word: str) -> list[str]:
+        """Every printed word within the edit distance allowed for ``word``, in :meth:`suggest`'s order."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA
+
         most = 1 if len(word) <= 5 else 2
         found = process.extract(word, self._words, scorer=OSA.distance, score_cutoff=most, limit=None)
         found.sort(key=lambda m: (m[1], len(m[0]) < len(word), -self.counts[m[0]], m[0]))
-        if found and found[0][0] in DEFAULT_STOPWORDS:
-            return []
-        return [m[0] for m in found if m[0] not in DEFAULT_STOPWORDS][:limit]
+        return [m[0] for m in found]
 
     def unknown(self, query: str, matched: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
         """The words of ``query`` (:func:`query_words`) that look misspelt or foreign to the reports.
@@ -139,16 +144,13 @@ class Spelling:
         for word in query_words(query):
             if word in self or (matched is not None and matched(word)) or is_english(word):
                 continue
-            near = self.suggest(word)
-            if near or not self._near_stop_word(word):
-                out[word] = near
+            found = self._nearest(word)
+            if not (found and found[0] in DEFAULT_STOPWORDS):  # a misspelt stop word: the search drops it anyway
+                out[word] = [w for w in found if w not in DEFAULT_STOPWORDS][:3]
         return out
 
-    def _near_stop_word(self, word: str) -> bool:
-        from rapidfuzz.distance import OSA
 
-        most = 1 if len(word) <= 5 else 2
-        return any(OSA.distance(word, s) <= most for s in DEFAULT_STOPWORDS)
+_ENGLISH = None  # pyspellchecker's English word list, loaded at the first call of is_english
 
 
 def is_english(word: str) -> bool:
@@ -159,9 +161,6 @@ def is_english(word: str) -> bool:
 
         _ENGLISH = SpellChecker(language="en")
     return word.lower() in _ENGLISH
-
-
-_ENGLISH = None
 
 
 def spelling_notes(unknown: dict[str, list[str]], where: str = "report") -> list[str]:
