@@ -106,7 +106,7 @@ def benchmark_queries(n: int, suffixes: Sequence[str] = QUERY_SUFFIXES) -> list[
 
     With ``suffixes=("",)`` the questions simply repeat.
     """
-    from ddrsearch.questions import load_questions
+    from ddrsearch.evaluation.questionfiles import load_questions
 
     base = [q.question for q in load_questions("archive", check_evidence=False)]
     return [base[i % len(base)] + suffixes[(i // len(base)) % len(suffixes)] for i in range(n)]

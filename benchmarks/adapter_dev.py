@@ -19,13 +19,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from ddrsearch.adaptation import AdaptedEmbedder, TrainingConfig, train_from_reports
-from ddrsearch.data import archive_dir
-from ddrsearch.embeddings import Embedder
-from ddrsearch.evaluation import evaluate_retriever
-from ddrsearch.pipeline import build_retriever
-from ddrsearch.questions import load_questions
-from ddrsearch.report import load_archive
+from ddrsearch.data.folders import archive_dir
+from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.evaluation.evaluate import evaluate_retriever
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.reading.report import load_archive
+from ddrsearch.retrieval.adaptation import AdaptedEmbedder, TrainingConfig, train_from_reports
+from ddrsearch.retrieval.pipeline import build_retriever
 
 METRICS = {"hit@5": "hit@5", "MRR": "RR", "NDCG@5": "NDCG@5"}
 

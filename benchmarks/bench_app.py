@@ -36,7 +36,7 @@ def main() -> int:
     parser.add_argument("--corpus", choices=["sample", "archive"], default="sample")
     args = parser.parse_args()
     t = time.perf_counter()
-    at = AppTest.from_string(f"from ddrsearch.app import main\nmain(corpus={args.corpus!r})\n", default_timeout=1800)
+    at = AppTest.from_string(f"from ddrsearch.app.page import main\nmain(corpus={args.corpus!r})\n", default_timeout=1800)
     at.run()
     load = time.perf_counter() - t
     times = []

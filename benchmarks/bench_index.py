@@ -47,9 +47,9 @@ def _latency(index, n: int) -> tuple[float, float]:
 
 def _archive(folder: str, n_queries: int, queue) -> None:
     """Build the archive index; in-process latency; add of one report with the model loaded."""
-    from ddrsearch.data import corpus_paths
-    from ddrsearch.embeddings import Embedder
-    from ddrsearch.index import add_reports, build_index, open_index
+    from ddrsearch.data.folders import corpus_paths
+    from ddrsearch.embedding.encoder import Embedder
+    from ddrsearch.stores.disk_index import add_reports, build_index, open_index
 
     out = {}
     paths = corpus_paths("archive")
@@ -74,10 +74,10 @@ def _scaled(folder: str, scale: int, n_queries: int, queue) -> None:
     """Index of ``scale`` copies of the archive's passages: build, add one report, open, query, size."""
     import numpy as np
 
-    from ddrsearch.data import corpus_paths
-    from ddrsearch.index import add_reports, build_index, open_index
-    from ddrsearch.indexstore import write_generation
-    from ddrsearch.lexical import BM25Retriever
+    from ddrsearch.data.folders import corpus_paths
+    from ddrsearch.retrieval.lexical import BM25Retriever
+    from ddrsearch.stores.disk_index import add_reports, build_index, open_index
+    from ddrsearch.stores.generations import write_generation
 
     paths = corpus_paths("archive")
     base = build_index(paths[:-1], Path(folder) / "base")
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
         runs = []
         for _ in range(3):
             t = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "ddrsearch.cli", "search", "stuck pipe", "--corpus", "archive",
+            proc = subprocess.run([sys.executable, "-m", "ddrsearch.cli.command", "search", "stuck pipe", "--corpus", "archive",
                                    "--index", str(Path(folder) / "archive")], capture_output=True, text=True)
             runs.append(time.perf_counter() - t)
             if proc.returncode or "index" not in proc.stdout or proc.stderr.strip():

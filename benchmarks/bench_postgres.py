@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import benchmark_queries, clear_query_cache, in_child, peak_rss_mb, query_latency
 from bench_retrievers import _scaled
 
-from ddrsearch.vectorindex import recall_with_ties
+from ddrsearch.retrieval.vectorindex import recall_with_ties
 
 MEMORY_BUDGET_GB = 24
 
@@ -70,9 +70,9 @@ class _SharedVectors:
 
 
 def _scaled_chunks(scale: int):
-    from ddrsearch.chunking import chunk_reports
-    from ddrsearch.data import archive_dir
-    from ddrsearch.report import load_archive
+    from ddrsearch.data.folders import archive_dir
+    from ddrsearch.reading.report import load_archive
+    from ddrsearch.retrieval.chunking import chunk_reports
 
     chunks = chunk_reports(load_archive(archive_dir()))
     if scale == 1:
@@ -105,9 +105,9 @@ def _latency(retriever, queries) -> tuple[float, float]:
 
 def _pg(scale: int, n_queries: int, url: str, keep: bool, queue) -> None:
     """Build, query latency, HNSW and sizes of the PostgreSQL backend at one scale."""
-    from ddrsearch.embeddings import Embedder
-    from ddrsearch.pipeline import DEFAULT_WEIGHT
-    from ddrsearch.postgres import PostgresRetriever, drop_collection
+    from ddrsearch.embedding.encoder import Embedder
+    from ddrsearch.retrieval.pipeline import DEFAULT_WEIGHT
+    from ddrsearch.stores.postgres import PostgresRetriever, drop_collection
 
     chunks = _scaled_chunks(scale)
     emb = _SharedVectors(Embedder())
@@ -179,7 +179,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     scales = [int(s) for s in args.scales.split(",")]
 
-    from ddrsearch.postgres import DATABASE_URL_ENV, EmbeddedServer
+    from ddrsearch.stores.postgres import DATABASE_URL_ENV, EmbeddedServer
 
     tmp = None
     url = os.environ.get(DATABASE_URL_ENV, "").strip()

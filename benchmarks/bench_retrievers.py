@@ -50,11 +50,11 @@ TARGETS = {"cold_index_s": 30.0, "warm_index_s": 5.0, "hybrid_p95_ms": 50.0}
 
 def _cold(cache_dir: str, queue) -> None:
     """Cold and warm index of the archive, in one process."""
-    from ddrsearch.chunking import chunk_reports
-    from ddrsearch.data import archive_dir
-    from ddrsearch.embeddings import Embedder
-    from ddrsearch.lexical import BM25Retriever
-    from ddrsearch.report import load_archive
+    from ddrsearch.data.folders import archive_dir
+    from ddrsearch.embedding.encoder import Embedder
+    from ddrsearch.reading.report import load_archive
+    from ddrsearch.retrieval.chunking import chunk_reports
+    from ddrsearch.retrieval.lexical import BM25Retriever
 
     out = {}
     t0 = time.perf_counter()
@@ -89,14 +89,14 @@ def _cold(cache_dir: str, queue) -> None:
 
 def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
     """Index build and query latency of one retriever at one scale."""
-    from ddrsearch.chunking import chunk_reports
-    from ddrsearch.data import archive_dir
-    from ddrsearch.dense import DenseRetriever
-    from ddrsearch.embeddings import Embedder
-    from ddrsearch.lexical import BM25Retriever
-    from ddrsearch.pipeline import DEFAULT_LEVERS, DEFAULT_WEIGHT
-    from ddrsearch.report import load_archive
-    from ddrsearch.tuned import TunedHybridRetriever
+    from ddrsearch.data.folders import archive_dir
+    from ddrsearch.embedding.encoder import Embedder
+    from ddrsearch.reading.report import load_archive
+    from ddrsearch.retrieval.chunking import chunk_reports
+    from ddrsearch.retrieval.dense import DenseRetriever
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
+    from ddrsearch.retrieval.lexical import BM25Retriever
+    from ddrsearch.retrieval.pipeline import DEFAULT_LEVERS, DEFAULT_WEIGHT
 
     reports = load_archive(archive_dir())
     chunks = chunk_reports(reports)

@@ -1,8 +1,8 @@
 """Fine-tune all of all-MiniLM-L6-v2 on the archive's own text (no labels), then score it on the DEV questions.
 
-The packaged adapter (:mod:`ddrsearch.adaptation`) trains a 384 x 384 matrix
+The packaged adapter (:mod:`ddrsearch.retrieval.adaptation`) trains a 384 x 384 matrix
 on top of the frozen model. This script trains *every* weight of the model on
-the same unlabeled pairs (:func:`ddrsearch.adaptation.training_pairs`: rows in
+the same unlabeled pairs (:func:`ddrsearch.retrieval.adaptation.training_pairs`: rows in
 shorthand vs written out, and the inverse cloze task's pseudo-queries), with
 sentence-transformers' ``MultipleNegativesRankingLoss`` (in-batch negatives,
 scale 20, as the adapter) in a plain AdamW loop (linear warm-up over a tenth
@@ -19,7 +19,7 @@ Usage (from the project folder, the package on PYTHONPATH)::
 Prints the training time, the SHA-256 of the trained ``model.safetensors``,
 and the default pipeline's hit@5, MRR and NDCG@5 on the dev questions with
 the book's model and with the fine-tuned one, with 95% bootstrap intervals
-and the paired NDCG@5 gain (:func:`ddrsearch.significance.comparison_table`),
+and the paired NDCG@5 gain (:func:`ddrsearch.evaluation.significance.comparison_table`),
 and dense retrieval alone for both. The weights (87 MB) are not kept in the
 repository; the recipe here, the seed and the printed hash pin them.
 
@@ -42,17 +42,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from ddrsearch.adaptation import training_pairs
-from ddrsearch.chunking import chunk_reports
-from ddrsearch.data import archive_dir
-from ddrsearch.dense import DenseRetriever
-from ddrsearch.embeddings import Embedder
-from ddrsearch.evaluation import evaluate_retriever
-from ddrsearch.levers import LeverBench
-from ddrsearch.model import resolve_model
-from ddrsearch.questions import load_questions
-from ddrsearch.report import load_archive
-from ddrsearch.significance import comparison_table
+from ddrsearch.data.folders import archive_dir
+from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.embedding.model import resolve_model
+from ddrsearch.evaluation.evaluate import evaluate_retriever
+from ddrsearch.evaluation.leverbench import LeverBench
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.evaluation.significance import comparison_table
+from ddrsearch.reading.report import load_archive
+from ddrsearch.retrieval.adaptation import training_pairs
+from ddrsearch.retrieval.chunking import chunk_reports
+from ddrsearch.retrieval.dense import DenseRetriever
 
 SEED = 0
 

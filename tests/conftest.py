@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ddrsearch.data import FETCH_COMMAND, archive_dir, load_manifest
+from ddrsearch.data.folders import FETCH_COMMAND, archive_dir
+from ddrsearch.data.manifest import load_manifest
 
 PROJECT = Path(__file__).resolve().parents[1]
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
@@ -35,8 +36,8 @@ def archive_folder() -> Path:
 
 @pytest.fixture(scope="session")
 def archive(archive_folder):
-    """All 76 reports, read once (list of ddrsearch.report.Report in report-number order)."""
-    from ddrsearch.report import load_archive
+    """All 76 reports, read once (list of ddrsearch.reading.report.Report in report-number order)."""
+    from ddrsearch.reading.report import load_archive
 
     return load_archive(archive_folder)
 
@@ -44,8 +45,8 @@ def archive(archive_folder):
 @pytest.fixture(scope="session")
 def sample(archive_folder):
     """The ten-report sample, read once (list of Report in report-number order)."""
-    from ddrsearch.data import sample_paths
-    from ddrsearch.report import read_reports
+    from ddrsearch.data.folders import sample_paths
+    from ddrsearch.reading.report import read_reports
 
     return read_reports(sample_paths(archive_folder))
 
@@ -53,7 +54,7 @@ def sample(archive_folder):
 @pytest.fixture(scope="session")
 def archive_questions(archive_folder):
     """The archive question set, loaded (and its evidence checked against the PDFs) once."""
-    from ddrsearch.questions import load_questions
+    from ddrsearch.evaluation.questionfiles import load_questions
 
     return load_questions("archive")
 

@@ -7,8 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from ddrsearch._util import sha256_file
-from ddrsearch.adaptation import (
+from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.embedding.model import EMBEDDING_DIM
+from ddrsearch.errors import AdapterIntegrityError, DDRSearchError
+from ddrsearch.hashing import sha256_file
+from ddrsearch.retrieval.adaptation import (
     ADAPTER_SHA256,
     AdaptedEmbedder,
     TrainingConfig,
@@ -19,11 +22,8 @@ from ddrsearch.adaptation import (
     train_adapter,
     training_pairs,
 )
-from ddrsearch.chunking import operation_chunks
-from ddrsearch.embeddings import Embedder
-from ddrsearch.errors import AdapterIntegrityError, DDRSearchError
-from ddrsearch.glossary import default_glossary
-from ddrsearch.model import EMBEDDING_DIM
+from ddrsearch.retrieval.chunking import operation_chunks
+from ddrsearch.text.glossary import default_glossary
 
 
 @pytest.fixture(autouse=True)
@@ -148,7 +148,7 @@ def test_adapted_vectors_and_their_cache(tmp_path):
 
 @pytest.mark.model
 def test_dense_retriever_takes_the_adapter():
-    from ddrsearch.dense import DenseRetriever
+    from ddrsearch.retrieval.dense import DenseRetriever
 
     assert isinstance(DenseRetriever(adapter=True, cache_dir=False).embedder, AdaptedEmbedder)
     assert type(DenseRetriever(cache_dir=False).embedder) is Embedder

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.answers import (
+from ddrsearch.answers.answerer import (
     ANSWER_THRESHOLD,
     Answerer,
     SupportRow,
@@ -17,10 +17,10 @@ from ddrsearch.answers import (
     search_words,
     with_margins,
 )
-from ddrsearch.cli import main
+from ddrsearch.cli.command import main
 from ddrsearch.errors import CitationError, QueryError
-from ddrsearch.passages import resolve_row_id, row_id
-from ddrsearch.questions import load_questions
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.reading.names import resolve_row_id, row_id
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +172,7 @@ def test_a_depth_no_report_reaches_is_not_answered_from_the_fields(answerer, arc
 @pytest.mark.model
 def test_a_highest_value_is_named_from_the_typed_fields(answerer, archive):
     # before: "what was the highest mud weight?" quoted rows about mud weight and gave no number
-    from ddrsearch.fields import typed_fields
+    from ddrsearch.reading.fields import typed_fields
 
     values = {r.file_name: typed_fields(r)["mud_weight_max_ppg"].value for r in archive}
     top = max(v for v in values.values() if v is not None)
@@ -181,7 +181,7 @@ def test_a_highest_value_is_named_from_the_typed_fields(answerer, archive):
     assert f"the highest in these reports is {top:g} ppg" in card.note
     # the rows quoted are not where the value comes from, and the note says so (new-reader pass)
     assert card.note.endswith("the rows below are what a search for the question's words finds.")
-    from ddrsearch.passages import short_name
+    from ddrsearch.reading.names import short_name
 
     assert all(f"{short_name(r)} ({r.report_date.isoformat()})" in card.note for r in archive if r.file_name in holders)
     # the note adds the answer; which rows are quoted, and whether the card answers, is unchanged

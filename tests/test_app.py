@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
-from ddrsearch.cli import main as cli_main
-from ddrsearch.data import sample_paths
-from ddrsearch.pipeline import DEFAULT_WEIGHT
-from ddrsearch.serve import app_command
+from ddrsearch.app.launcher import app_command
+from ddrsearch.cli.command import main as cli_main
+from ddrsearch.data.folders import sample_paths
+from ddrsearch.retrieval.pipeline import DEFAULT_WEIGHT
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
@@ -44,7 +44,7 @@ REPORT_49 = "FORGE-16A-78-32_Drilling_049_2020-12-07.pdf"
 def page(**kwargs) -> AppTest:
     """An AppTest of the page, ``main(**kwargs)``, run once."""
     args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-    at = AppTest.from_string(f"from ddrsearch.app import main\nmain({args})\n", default_timeout=RUN_TIMEOUT)
+    at = AppTest.from_string(f"from ddrsearch.app.page import main\nmain({args})\n", default_timeout=RUN_TIMEOUT)
     return at.run()
 
 
@@ -145,7 +145,7 @@ def test_bad_questions_give_a_message_not_a_traceback(sample_page, question, mes
 @pytest.mark.model
 def test_how_the_ranking_was_made_adds_up(sample_page):
     """The panel's fusion terms add up to the pipeline's own fused scores; shorthand is expanded for BM25."""
-    from ddrsearch.app import load_search
+    from ddrsearch.app.page import load_search
 
     session = load_search("sample", None, None)  # the page's cached session, not a second index
     question = "TIH to the casing shoe"
@@ -171,7 +171,7 @@ def test_how_the_ranking_was_made_adds_up(sample_page):
 def test_a_hit_cuts_its_text_at_the_marked_words_and_cites_itself():
     import datetime as dt
 
-    from ddrsearch.session import ResultRow
+    from ddrsearch.app.session import ResultRow
 
     hit = ResultRow(rank=1, report="r.pdf", path=Path("r.pdf"), label="D001", report_number=1,
                     date=dt.date(2020, 10, 20), kind="operation", page=1, row=0, row_id="D001-r00", start="06:00",
@@ -263,7 +263,7 @@ def test_reports_changed_on_disk_show_the_rebuild_hint(tmp_path, archive_folder)
 @pytest.mark.model
 def test_a_stale_index_on_disk_shows_the_rebuild_hint(tmp_path, archive_folder, monkeypatch):
     """With an index built by ``ddrsearch index build``, the page uses it while current and says to rebuild when not."""
-    from ddrsearch.app import load_search
+    from ddrsearch.app.page import load_search
 
     monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "index"))
     folder = tmp_path / "reports"
@@ -340,7 +340,7 @@ def test_the_app_in_a_browser_shows_result_rows(archive_folder):
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PROJECT / "code"), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch.cli", "app", "--corpus", "sample", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch.cli.command", "app", "--corpus", "sample", "--port", str(port)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)

@@ -14,10 +14,10 @@ import warnings
 import pymupdf
 import pytest
 
-from ddrsearch.cli import main
+from ddrsearch.cli.command import main
 from ddrsearch.errors import DataNotFoundError, FolderWarning
-from ddrsearch.pdf import folder_pdfs
-from ddrsearch.report import load_archive, read_report
+from ddrsearch.reading.pdf import folder_pdfs
+from ddrsearch.reading.report import load_archive, read_report
 
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 REPORT_39 = "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"
@@ -123,7 +123,7 @@ def test_index_dir_that_is_a_file_is_named(tmp_path, monkeypatch, capsys):
 def test_search_with_an_index_dir_that_is_a_file_says_it_is_not_used(tmp_path, archive_folder, monkeypatch, capsys):
     from argparse import Namespace
 
-    from ddrsearch.indexcli import current_index
+    from ddrsearch.cli.index import current_index
 
     afile = tmp_path / "index"
     afile.write_text("")
@@ -141,8 +141,8 @@ def test_index_add_a_folder_says_to_give_the_pdfs(tmp_path, capsys):
 
 @pytest.mark.parametrize("url", ["http://", "https:// host"])
 def test_llm_url_without_a_host_is_refused_at_once(url):
+    from ddrsearch.answers.generation import llm_config
     from ddrsearch.errors import GenerationError
-    from ddrsearch.generation import llm_config
 
     with pytest.raises(GenerationError, match="is not an http"):  # before: tried "http:/chat/completions"
         llm_config({"DDRSEARCH_LLM_URL": url})
@@ -152,7 +152,7 @@ def test_llm_url_without_a_host_is_refused_at_once(url):
 
 def test_a_question_file_indented_with_tabs_says_to_use_spaces(tmp_path):
     from ddrsearch.errors import QuestionSetError
-    from ddrsearch.questions import load_questions
+    from ddrsearch.evaluation.questionfiles import load_questions
 
     bad = tmp_path / "tabs.yaml"
     bad.write_text("name: x\ndescription: y\ncorpus: sample\nquestions:\n\t- id: Q1\n")
@@ -170,7 +170,7 @@ def test_eval_with_no_method_and_with_k_above_the_corpus(archive_folder, capsys)
 
 def test_show_a_negative_row_and_a_report_without_rows(archive_folder, capsys):
     from ddrsearch.errors import CitationError
-    from ddrsearch.passages import resolve_row_id
+    from ddrsearch.reading.names import resolve_row_id
 
     assert main(["show", "D038", "--row", "-1"]) == 2  # before: "'D038-r-1' is not a row id"
     assert "--row must be 0 or more" in capsys.readouterr().err
@@ -187,12 +187,13 @@ def test_show_writes_into_a_folder_that_does_not_exist_yet(tmp_path, archive_fol
 
 
 def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys):
-    import ddrsearch.cli as cli
+    import ddrsearch.cli.command as cli
+    import ddrsearch.cli.data_commands as data_commands
 
     def closed_pipe(args):
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr(cli, "_cmd_env", closed_pipe)
+    monkeypatch.setattr(data_commands, "_cmd_env", closed_pipe)
     assert cli.main(["env"]) == 1  # before: "ddrsearch env: [Errno 32] Broken pipe"
     assert capsys.readouterr().err == ""
 
@@ -201,9 +202,9 @@ def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys)
 
 @pytest.fixture(scope="module")
 def sample_hybrid(archive_folder):
-    from ddrsearch.data import corpus_paths
-    from ddrsearch.pipeline import build_retriever
-    from ddrsearch.report import read_reports
+    from ddrsearch.data.folders import corpus_paths
+    from ddrsearch.reading.report import read_reports
+    from ddrsearch.retrieval.pipeline import build_retriever
 
     return build_retriever("hybrid", read_reports(corpus_paths("sample")))
 
@@ -240,7 +241,7 @@ def resaved(tmp_path, archive_folder):
 
 def test_a_re_saved_copy_is_refused_like_an_identical_one(resaved, capsys):
     from ddrsearch.errors import DuplicateReportError
-    from ddrsearch.report import read_reports
+    from ddrsearch.reading.report import read_reports
 
     # before: both were read, and search listed D038 twice with the same row
     with pytest.raises(DuplicateReportError, match=f"{REPORT_38} and DDR 38 copy.pdf hold the same report"):
@@ -273,7 +274,7 @@ def test_search_dir_lists_every_unreadable_file_at_once(tmp_path, archive_folder
 
 
 def test_indexing_file_names_instead_of_reports_says_to_read_them():
-    from ddrsearch.pipeline import build_retriever
+    from ddrsearch.retrieval.pipeline import build_retriever
 
     with pytest.raises(ValueError, match=r"got str 'x\.pdf': read the PDFs first"):  # before: "not a mix"
         build_retriever("bm25", ["x.pdf"])

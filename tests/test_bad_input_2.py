@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from ddrsearch.cli import main
+from ddrsearch.cli.command import main
 from ddrsearch.errors import DataNotFoundError, FolderWarning, ReportError, SearchIndexError
-from ddrsearch.report import load_archive, read_report
+from ddrsearch.reading.report import load_archive, read_report
 
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 REPORT_39 = "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"
@@ -80,7 +80,7 @@ DAMAGES = {
 @pytest.mark.model
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_index_file_is_named_and_the_search_goes_on(built_index, tmp_path, capsys, damage):
-    from ddrsearch.index import open_index
+    from ddrsearch.stores.disk_index import open_index
 
     copy = _damaged_copy(built_index, tmp_path, DAMAGES[damage])
     # before: numpy's, json's or bm25s's own message ("Failed to read all data for array", "Expecting
@@ -99,7 +99,7 @@ def test_an_index_header_that_is_not_a_header_is_no_traceback(built_index, tmp_p
     # before: AttributeError: 'list' object has no attribute 'get' (a raw traceback), or KeyError 'settings'
     assert main(["index", "status", "--index", str(copy)]) == 1
     assert "header.json is not an index header" in capsys.readouterr().err
-    from ddrsearch.indexstore import current_generation
+    from ddrsearch.stores.generations import current_generation
 
     with pytest.raises(SearchIndexError, match="is damaged"):
         current_generation(copy)
@@ -110,7 +110,7 @@ def test_an_index_header_that_is_not_a_header_is_no_traceback(built_index, tmp_p
 def test_eval_scores_a_stop_word_question_zero_instead_of_stopping(archive_folder, tmp_path, capsys):
     import yaml
 
-    from ddrsearch.questions import question_set_path
+    from ddrsearch.evaluation.questionfiles import question_set_path
 
     data = yaml.safe_load(question_set_path("starter").read_text(encoding="utf-8"))
     data["questions"][0]["question"] = "the of ?"  # accepted by load_questions
@@ -125,7 +125,7 @@ def test_eval_scores_a_stop_word_question_zero_instead_of_stopping(archive_folde
 
 
 def test_eval_out_below_a_file_is_refused_before_the_evaluation_runs(tmp_path, capsys, monkeypatch):
-    import ddrsearch.questions
+    import ddrsearch.evaluation.questionfiles
 
     afile = tmp_path / "results"
     afile.write_text("")
@@ -133,7 +133,7 @@ def test_eval_out_below_a_file_is_refused_before_the_evaluation_runs(tmp_path, c
     def never(*args, **kwargs):
         raise AssertionError("the evaluation ran before --out was checked")
 
-    monkeypatch.setattr(ddrsearch.questions, "load_questions", never)
+    monkeypatch.setattr(ddrsearch.evaluation.questionfiles, "load_questions", never)
     # before: the whole evaluation ran, then "ddrsearch eval: [Errno 17] File exists: '.../results'"
     # and the per-question CSV was never written
     assert main(["eval", "starter", "--methods", "bm25", "--out", str(afile / "run.csv")]) == 1

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ddrsearch.cli import main
+from ddrsearch.cli.command import main
 from ddrsearch.errors import GlossaryError
-from ddrsearch.queries import RigTerm, add_rig_terms, load_rig_terms, rewrite_query
+from ddrsearch.text.rewriting import RigTerm, add_rig_terms, load_rig_terms, rewrite_query
 
 HEADER = "words,report_words,note\n"
 
@@ -125,7 +125,7 @@ def test_with_weight_keeps_the_table_it_was_built_with(tmp_path):
     # TunedHybridRetriever reads the CSV at construction ("the table itself ... read now"), but
     # with_weight() builds the copy from the path again: after the file is edited the copy silently
     # uses another table (a weight sweep then compares two tables), after it is removed with_weight fails.
-    from ddrsearch.tuned import TunedHybridRetriever
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
 
     path = _write(tmp_path, HEADER + "blackout,lost power,n\n")
     r = TunedHybridRetriever(rig_terms=path)
@@ -140,7 +140,7 @@ def test_a_long_phrasing_does_not_make_a_query_hang(monkeypatch):
     # 1,000-word phrasing (a pasted paragraph) made a 3,000-word query take ~5 s (3,000-word phrasing and a
     # 5,000-word query: ~60 s). Now only phrasings starting with the query's word at a position are compared,
     # so a phrasing whose first word the query lacks is never compared at all (counted, not timed).
-    import ddrsearch.queries
+    import ddrsearch.text.rewriting
 
     compared = []
 
@@ -150,8 +150,8 @@ def test_a_long_phrasing_does_not_make_a_query_hang(monkeypatch):
                 compared.append(key)
             return super().__getitem__(key)
 
-    real = ddrsearch.queries.split_words
-    monkeypatch.setattr(ddrsearch.queries, "split_words", lambda text: Words(real(text)))
+    real = ddrsearch.text.rewriting.split_words
+    monkeypatch.setattr(ddrsearch.text.rewriting, "split_words", lambda text: Words(real(text)))
     terms = (RigTerm((tuple(["w"] * 1000),), ("x",), "n", 2),)
     assert add_rig_terms(" ".join(["z"] * 3000), terms) == " ".join(["z"] * 3000)
     assert compared == []
@@ -170,9 +170,9 @@ def test_eval_out_that_cannot_be_created_is_refused_before_the_evaluation(capsys
     # before: the whole evaluation ran (minutes with dense/hybrid), printed its table, then
     # "ddrsearch eval: [Errno 2] No such file or directory: '/proc/run.csv'" and exit 1 with no CSV.
     # (A read-only folder does the same with [Errno 13] for a non-root user.)
-    import ddrsearch.questions
+    import ddrsearch.evaluation.questionfiles
 
-    monkeypatch.setattr(ddrsearch.questions, "load_questions", _never)
+    monkeypatch.setattr(ddrsearch.evaluation.questionfiles, "load_questions", _never)
     assert main(["eval", "fresh", "--methods", "bm25", "--out", "/proc/run.csv"]) == 1
     err = capsys.readouterr().err
     assert "--out /proc/run.csv" in err and "Errno" not in err
@@ -181,10 +181,10 @@ def test_eval_out_that_cannot_be_created_is_refused_before_the_evaluation(capsys
 def test_eval_out_whose_means_file_is_a_folder_is_refused_before_the_evaluation(tmp_path, capsys, monkeypatch):
     # --out run.csv also writes run_means.csv; when that is a folder the evaluation ran, wrote run.csv,
     # then "ddrsearch eval: [Errno 21] Is a directory: '.../run_means.csv'" (the means are lost).
-    import ddrsearch.questions
+    import ddrsearch.evaluation.questionfiles
 
     (tmp_path / "run_means.csv").mkdir()
-    monkeypatch.setattr(ddrsearch.questions, "load_questions", _never)
+    monkeypatch.setattr(ddrsearch.evaluation.questionfiles, "load_questions", _never)
     assert main(["eval", "fresh", "--methods", "bm25", "--out", str(tmp_path / "run.csv")]) == 1
     err = capsys.readouterr().err
     assert "run_means.csv" in err and "Errno" not in err
@@ -202,14 +202,14 @@ def test_eval_of_a_split_the_set_does_not_have_says_which_splits_it_has(capsys, 
 
 
 def test_a_hybrid_option_given_to_another_method_is_named():
-    from ddrsearch.pipeline import make_retriever
+    from ddrsearch.retrieval.pipeline import make_retriever
 
     with pytest.raises(ValueError, match="'bm25' method takes no such option.*rig_terms.*belong to 'hybrid'"):
         make_retriever("bm25", rig_terms=True)
 
 
 def test_an_empty_rig_terms_path_is_named(tmp_path):
-    from ddrsearch.tuned import TunedHybridRetriever
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
 
     with pytest.raises(ValueError, match="rig_terms must be"):
         TunedHybridRetriever(rig_terms="")

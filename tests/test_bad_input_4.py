@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ddrsearch.cli import main
+from ddrsearch.cli.command import main
 
 R38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 R40 = "FORGE-16A-78-32_Drilling_040_2020-11-28.pdf"
@@ -43,7 +43,7 @@ def test_ask_which_day_did_we_pass_0_ft_is_no_traceback(sample):
     # before: TypeError: unsupported format string passed to NoneType.__format__ (answers.py, depth_answer):
     # StructuredIndex takes `(md_ft or 0) >= 0`, so the first report *without* an MD (D003, no activity)
     # "passes 0 ft", and the note formats its MD None with :,.0f. Same on the archive (D001/D002).
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     card = Answerer(sample).ask("which day did we pass 0 ft?")
     assert "None" not in card.note
@@ -52,7 +52,7 @@ def test_ask_which_day_did_we_pass_0_ft_is_no_traceback(sample):
 def test_a_report_without_md_never_passes_a_depth(sample):
     # `ddrsearch search "which day did we pass 0 ft"` ranks D003 ("No Activity.", no MD field) first with
     # score 1.56: the structured path counts a missing MD as 0 ft.
-    from ddrsearch.structured import StructuredIndex
+    from ddrsearch.retrieval.structured import StructuredIndex
 
     match = StructuredIndex(sample).score("which day did we pass 0 ft")
     by_name = {r.file_name: r for r in sample}
@@ -63,8 +63,8 @@ def test_an_implausible_md_is_not_taken_as_the_depth_passed(tmp_path, archive_fo
     # An MD typed 80240 (typed_fields flags it: "80240 is outside the plausible range 0-40000 ft; check
     # the unit") is used as is: "which day did we pass 9,000 ft?" names D041 (which drilled 6,945-7,294 ft),
     # and `ddrsearch search ... --dir` ranks D041 first with score 1.52, with no note about the value.
-    from ddrsearch.report import load_archive
-    from ddrsearch.structured import StructuredIndex
+    from ddrsearch.reading.report import load_archive
+    from ddrsearch.retrieval.structured import StructuredIndex
 
     shutil.copy(archive_folder / R40, tmp_path / R40)
     _with_md(archive_folder / R41, tmp_path / R41, "80240")
@@ -79,7 +79,7 @@ def test_a_depth_the_md_field_answers_is_not_dropped_for_want_of_a_row(archive, 
     # The MD field answers it (D020: MD 4,811 ft; D032: MD 5,641 ft), but no row prints a depth in
     # [N, MD] the way prints_depth reads it (D020's row says "from 4,743' - 4,811," without the foot mark),
     # so ask() throws the typed answer away and prints "Not found in these reports (best support 0.25 < 0.442)".
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     card = Answerer(archive).ask(f"which day did we pass {depth} ft?")
     assert report in card.note or (card.found and card.top.label == report)
@@ -92,8 +92,8 @@ def test_a_depth_passed_between_two_sample_reports_is_not_pinned_on_the_later_on
     # passed it on 2020-11-10 (D022, not in the sample); the sample's previous report D019 (2020-11-07)
     # ends at 4,552 ft. The card should say the depth was passed between D019 and D036, or quote a row
     # that actually crosses it.
-    from ddrsearch.answers import Answerer
-    from ddrsearch.rowchoice import prints_depth
+    from ddrsearch.answers.answerer import Answerer
+    from ddrsearch.retrieval.rowchoice import prints_depth
 
     card = Answerer(sample).ask("when did we reach 5,000 ft")
     crosses = any(prints_depth(r.text, (0, 5000)) for r in card.rows)
@@ -102,7 +102,7 @@ def test_a_depth_passed_between_two_sample_reports_is_not_pinned_on_the_later_on
 
 def test_the_depth_note_does_not_round_the_depth_asked(archive):
     # "which day did we pass 0.5 ft?" -> note "first MD >= 0 ft"; 8000.5 ft -> "first MD >= 8,000 ft".
-    from ddrsearch.structured import StructuredIndex
+    from ddrsearch.retrieval.structured import StructuredIndex
 
     index = StructuredIndex(archive)
     assert "8,000.5" in index.score("which day did we pass 8000.5 ft?").detail

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ddrsearch.cli import main
+from ddrsearch.cli.command import main
 
 
 def _name(n: int) -> str:
@@ -25,8 +25,8 @@ def _name(n: int) -> str:
 
 def _typed_only_answerer(reports):
     """An Answerer whose retriever is only the structured path (enough for extreme_answer; no model)."""
-    from ddrsearch.answers import Answerer
-    from ddrsearch.structured import StructuredIndex
+    from ddrsearch.answers.answerer import Answerer
+    from ddrsearch.retrieval.structured import StructuredIndex
 
     a = Answerer.__new__(Answerer)
     a.reports = list(reports)
@@ -92,7 +92,7 @@ def test_depth_note_does_not_pin_the_day_after_a_gap_in_the_sample(sample):
     # printing the depth are quoted" and 5 rows from 3,984'-4,552' are quoted. The sample's report before D019 is
     # D003 (2020-10-22, no MD), 16 days older; the archive shows 1,000 ft was passed on 2020-10-31 (D012, MD 1,629).
     # The "passed between" rule needs the previous report to have an MD, so the gap goes unsaid.
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     note, rows = Answerer(sample).depth_answer("which day did we pass 1,000 ft?")
     assert "2020-11-07, MD" not in note or "not known" in note, note
@@ -104,7 +104,7 @@ def test_depth_note_after_a_report_without_md(by_name):
     # ask --dir with D012 (2020-10-31, MD 1,629), D023 (2020-11-11, MD blank), D024 (2020-11-12, MD 5,113):
     # "which day did we pass 3,000 ft?" -> "D024, 2020-11-12, MD 5,113 ft" with 2 rows quoted. The archive has
     # 3,000 ft passed on 2020-11-06 (D018); these reports only say between D012 and D024.
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     reports = [by_name[_name(n)] for n in (12, 23, 24)]
     note, rows = Answerer(reports).depth_answer("which day did we pass 3,000 ft?")
@@ -117,7 +117,7 @@ def test_depth_note_with_one_report_only(by_name):
     # ask --dir FOLDER (D038 alone): "which day did we pass 1,000 ft?" -> "D038, 2020-11-26, MD 6,507 ft" and 5
     # rows quoted; nothing says when 1,000 ft was passed (2020-10-31). Same with D043-D046 (MD 7,390 every day,
     # no footage): "pass 7,000 ft" -> "D043, 2020-12-01", a day that drilled nothing.
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     note, rows = Answerer([by_name[_name(38)]]).depth_answer("which day did we pass 1,000 ft?")
     assert rows == [] and ("not known" in note or "before" in note), note
@@ -129,8 +129,8 @@ def test_dash_query_handling_keeps_a_short_option_with_equals():
     # argparse itself takes `search -k=2 ... "stuck pipe"` (k=2); move_dash_query takes "-k=2" for a query
     # starting with a dash, so `ddrsearch search -k=2 --method bm25 "stuck pipe"` fails with
     # "ddrsearch: error: unrecognized arguments: -k=2" (same for ask -k=2).
-    from ddrsearch.cli import build_parser
-    from ddrsearch.indexcli import move_dash_query
+    from ddrsearch.cli.argv import move_dash_query
+    from ddrsearch.cli.command import build_parser
 
     parser = build_parser()
     argv = ["search", "-k=2", "--method", "bm25", "stuck pipe"]
@@ -150,9 +150,9 @@ def test_ask_option_it_lacks_is_named_without_the_question(capsys):
 def test_fetch_offline_hint_not_given_when_some_downloads_worked(tmp_path, archive_folder, monkeypatch):
     # With a base URL that serves 3 of the 10 sample files, fetch says "3 fetched, 7 failed" and then
     # "Every download failed: without internet, copy the reports ... --mirror FOLDER": false, and wrong advice.
-    from ddrsearch.data import load_manifest
+    from ddrsearch.data.fetch import fetch_archive
+    from ddrsearch.data.manifest import load_manifest
     from ddrsearch.errors import FetchError
-    from ddrsearch.fetch import fetch_archive
 
     monkeypatch.delenv("DDRSEARCH_MIRROR", raising=False)  # CI sets one; this test is about downloads
     served = tmp_path / "served"

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from ddrsearch.cli import main
-from ddrsearch.pipeline import build_retriever
-from ddrsearch.questions import load_questions
-from ddrsearch.spelling import MAX_NOTES, Spelling, query_words, spelling_notes
-from ddrsearch.tokenizer import tokenize
+from ddrsearch.cli.command import main
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.retrieval.pipeline import build_retriever
+from ddrsearch.text.spelling import MAX_NOTES, Spelling, query_words, spelling_notes
+from ddrsearch.text.tokenizer import tokenize
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +164,7 @@ def test_the_leading_zero_is_not_added_after_an_ellipsis_a_bracket_or_for_other_
 def test_a_row_drilling_across_the_depth_shows_the_day_after_a_gap(sample):
     # ask "which day did we pass 8,000 ft?" on the sample: "passed between D039 and D048 ... the day is not known",
     # then "Not found", although D048's first row drills "from 7,990' to 8,024'": across 8,000 ft that day
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     answerer = Answerer(sample)
     note, rows = answerer.depth_answer("which day did we pass 8,000 ft?")
@@ -183,7 +183,7 @@ def test_a_row_drilling_across_the_depth_shows_the_day_after_a_gap(sample):
 def test_your_own_archive_gets_its_own_index_folder(tmp_path, monkeypatch):
     # README recipe: DDRSEARCH_MANIFEST and DDRSEARCH_ARCHIVE_DIR at your reports, then --corpus archive; the index
     # went to <base>/archive, so "index build" overwrote the book's index and the two kept replacing each other
-    from ddrsearch.index import default_index_dir
+    from ddrsearch.stores.disk_index import default_index_dir
 
     monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
     monkeypatch.delenv("DDRSEARCH_MANIFEST", raising=False)
@@ -227,7 +227,7 @@ def test_search_of_your_own_folder_does_not_explain_the_books_report_names(tmp_p
 
 def test_env_prints_the_folders_in_effect(capsys, tmp_path, monkeypatch):
     # before: "DDRSEARCH_ARCHIVE_DIR (unset)" and the default's description, not the folder in use
-    from ddrsearch.data import archive_dir
+    from ddrsearch.data.folders import archive_dir
 
     monkeypatch.delenv("DDRSEARCH_ARCHIVE_DIR", raising=False)
     monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
@@ -251,8 +251,8 @@ def test_only_a_drilled_interval_across_the_depth_shows_the_day(sample, by_name)
     # second adversarial pass: "pass 5,700 ft" (sample) answered D036 from a wireline "Run in hole to 5,750'" row;
     # a folder of D039 and D050 answered "pass 8,024 ft" with D050's "Trip in hole to 8,024'"; a folder of D048 and
     # D050 said "not known" for 8,000 ft although D048 drills "from 7,990' to 8,024'"
-    from ddrsearch.answers import Answerer
-    from ddrsearch.rowchoice import drills_across
+    from ddrsearch.answers.answerer import Answerer
+    from ddrsearch.retrieval.rowchoice import drills_across
 
     assert drills_across("Rotary drill from 7,990' to 8,024'. 34'", 8000)
     assert not drills_across("Run in hole to 5,750' with string shot", 5700)
@@ -271,7 +271,7 @@ def test_only_a_drilled_interval_across_the_depth_shows_the_day(sample, by_name)
 @pytest.mark.model
 def test_the_highest_value_note_names_a_row_that_prints_the_number(archive):
     # second adversarial pass: the note said "No operation row prints it" while D033-r01 prints "MW 9.3"
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     answerer = Answerer(archive)
     assert "The operation row D033-r01 prints the number too" in answerer.extreme_answer(
@@ -297,8 +297,8 @@ def test_notes_from_an_index_on_disk_speak_of_indexed_rows(tmp_path, capsys, mon
 def test_index_folder_follows_what_differs_from_the_book(tmp_path, monkeypatch):
     # second adversarial pass: DDRSEARCH_ARCHIVE_DIR at the book's own folder moved the index; --archive DIR still
     # wrote the book's index; a 240-character folder name made search fail with "File name too long"
-    from ddrsearch.data import book_archive_dir
-    from ddrsearch.index import default_index_dir
+    from ddrsearch.data.folders import book_archive_dir
+    from ddrsearch.stores.disk_index import default_index_dir
 
     monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
     monkeypatch.delenv("DDRSEARCH_MANIFEST", raising=False)
@@ -354,7 +354,7 @@ def test_show_reads_row_ids_loosely_and_from_your_own_folder(tmp_path, capsys, a
 def test_a_depth_question_says_why_it_has_no_day(archive):
     # second adversarial pass: "pass 100,000 ft" and "2,440 m" said only "Not found"; "pass 6,000 ft and
     # 8,000 ft" silently answered 6,000 ft
-    from ddrsearch.answers import Answerer
+    from ddrsearch.answers.answerer import Answerer
 
     answerer = Answerer(archive)
     deepest = max(r.md_ft or 0 for r in archive)

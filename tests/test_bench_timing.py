@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ddrsearch.embeddings import Embedder
+from ddrsearch.embedding.encoder import Embedder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

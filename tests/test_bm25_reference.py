@@ -2,7 +2,7 @@
 
 The reference is written from the formula alone (Lucene IDF, no (k1 + 1) factor;
 Robertson and Zaragoza 2009, Kamphuis et al. 2020), not from bm25s, and compared
-with :class:`ddrsearch.lexical.BM25Retriever` on random small corpora: every
+with :class:`ddrsearch.retrieval.lexical.BM25Retriever` on random small corpora: every
 passage's score, for random queries and random k1 and b.
 """
 
@@ -15,9 +15,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddrsearch.lexical import BM25Retriever
-from ddrsearch.passages import Passage
-from ddrsearch.tokenizer import tokenize
+from ddrsearch.retrieval.lexical import BM25Retriever
+from ddrsearch.retrieval.passages import Passage
+from ddrsearch.text.tokenizer import tokenize
 
 WORDS = ["stuck", "pipe", "trip", "hole", "mud", "losses", "bit", "slide", "jar", "free"]
 

@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from conftest import PROJECT
-from ddrsearch.book import book_entries, book_files, chapter_notebooks, execute_notebook
-from ddrsearch.bookcheck import CODE_WIDTH, HIDDEN_PROSE_WORDS, TABLE_WIDTH, hidden_prose, pdf_overflows
+from ddrsearch.book.checks import CODE_WIDTH, HIDDEN_PROSE_WORDS, TABLE_WIDTH, hidden_prose, pdf_overflows
+from ddrsearch.book.preview import book_entries, book_files, chapter_notebooks, execute_notebook
 
 LABEL_PREFIXES = ("sec", "fig", "tbl", "eq", "lst", "thm", "lem")
 REF_RE = re.compile(r"(?<![\w@/.-])@((?:%s)-[A-Za-z0-9_-]*[A-Za-z0-9])" % "|".join(LABEL_PREFIXES))
@@ -206,7 +206,7 @@ def test_hidden_prose_check_counts_what_hidden_cells_write():
 
 
 def test_check_answer_says_right_or_not_yet_without_giving_the_answer(capsys):
-    from ddrsearch.bookcheck import check_answer
+    from ddrsearch.book.checks import check_answer
 
     check_answer("E1", None, 0.4)
     check_answer("E2", 0.40, 0.4, tolerance=0.005)

@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from conftest import PROJECT
-from ddrsearch.evaluation import compare, evaluate_retriever
-from ddrsearch.pipeline import build_retriever
-from ddrsearch.questions import load_questions
+from ddrsearch.evaluation.evaluate import compare, evaluate_retriever
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.retrieval.pipeline import build_retriever
 
 CHALLENGE = PROJECT / "code" / "chapter_11" / "challenge"
 SOLUTION = CHALLENGE / "solution.py"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.chunking import DEFAULT_LIMIT, chunk_reports, window_chunks, word_pieces
+from ddrsearch.retrieval.chunking import DEFAULT_LIMIT, chunk_reports, window_chunks, word_pieces
 
 
 def collapse(text: str) -> str:
@@ -95,7 +95,7 @@ def test_chunker_errors(report38, pieces):
 
 @pytest.mark.parametrize("rollup", ["max", "sum3"])
 def test_roll_up_gives_each_report_once_and_keeps_its_chunk(op_chunks, archive, rollup):
-    from ddrsearch.lexical import BM25Retriever
+    from ddrsearch.retrieval.lexical import BM25Retriever
 
     bm25 = BM25Retriever(rollup=rollup).index(op_chunks).attach_reports(archive)
     hits = bm25.search("stuck pipe", k=76)

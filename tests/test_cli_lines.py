@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ddrsearch.cli import _excerpt_options, main
-from ddrsearch.lexical import BM25Retriever, KeywordRetriever
+from ddrsearch.cli.command import main
+from ddrsearch.cli.search import _excerpt_options
+from ddrsearch.retrieval.lexical import BM25Retriever, KeywordRetriever
 
 
 def _rows(out: str) -> dict[str, str]:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from ddrsearch.pdf import open_pdf
-from ddrsearch.sources import _clip
+from ddrsearch.answers.sources import _clip
+from ddrsearch.reading.pdf import open_pdf
 
 pytestmark = pytest.mark.data
 

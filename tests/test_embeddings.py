@@ -1,4 +1,4 @@
-"""Tests for ddrsearch.embeddings: model resolution, hash check, encoding, cache, token budget."""
+"""Tests for ddrsearch.embedding.encoder: model resolution, hash check, encoding, cache, token budget."""
 
 import os
 
@@ -15,12 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddrsearch import _util
-from ddrsearch import embeddings as emb
-from ddrsearch import model as model_mod
-from ddrsearch.embeddings import Embedder, count_word_pieces, default_cache_dir, truncation_report
-from ddrsearch.errors import CacheWarning, ModelIntegrityError, ModelNotFoundError
-from ddrsearch.model import (
+from ddrsearch import hashing as _util
+from ddrsearch.embedding import encoder as emb
+from ddrsearch.embedding import model as model_mod
+from ddrsearch.embedding.encoder import Embedder, count_word_pieces, default_cache_dir, truncation_report
+from ddrsearch.embedding.model import (
     CONTENT_PIECES,
     EMBEDDING_DIM,
     MAX_SEQ_LENGTH,
@@ -31,6 +30,7 @@ from ddrsearch.model import (
     packaged_model_dir,
     resolve_model,
 )
+from ddrsearch.errors import CacheWarning, ModelIntegrityError, ModelNotFoundError
 
 # Lines in the style of the Utah FORGE 16A(78)-32 daily drilling reports.
 DDR_LINES = [
@@ -365,7 +365,7 @@ def test_truncation_report(plain):
 
 
 def test_a_cache_that_cannot_be_written_is_a_warning_not_a_failure(tmp_path):
-    from ddrsearch.embeddings import Embedder
+    from ddrsearch.embedding.encoder import Embedder
     from ddrsearch.errors import CacheWarning
 
     not_a_folder = tmp_path / "cache"

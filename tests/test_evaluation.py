@@ -7,11 +7,19 @@ import math
 import pandas as pd
 import pytest
 
-from ddrsearch.cli import main
-from ddrsearch.evaluation import breakdown, compare, evaluate_retriever, evaluate_run, follow, run, sweep_weight
-from ddrsearch.metrics import metric_columns
-from ddrsearch.pipeline import DEFAULT_WEIGHT, build_retriever
-from ddrsearch.questions import load_questions
+from ddrsearch.cli.command import main
+from ddrsearch.evaluation.evaluate import (
+    breakdown,
+    compare,
+    evaluate_retriever,
+    evaluate_run,
+    follow,
+    run,
+    sweep_weight,
+)
+from ddrsearch.evaluation.metrics import metric_columns
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.retrieval.pipeline import DEFAULT_WEIGHT, build_retriever
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +111,7 @@ def test_cli_eval_expand_is_the_books_best_single_method(tmp_path, capsys, archi
 
 def test_cli_eval_prints_intervals_and_the_paired_gain(tmp_path, capsys, archive, archive_folder):
     # eval printed means only, while the book's rule is that a method is better only beyond its interval
-    from ddrsearch.significance import bootstrap_ci, paired_bootstrap
+    from ddrsearch.evaluation.significance import bootstrap_ci, paired_bootstrap
 
     out = tmp_path / "dev.csv"
     assert main(["eval", "archive", "--split", "dev", "--methods", "bm25,bm25+expand", "--out", str(out)]) == 0

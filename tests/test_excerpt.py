@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.passages import excerpt
+from ddrsearch.retrieval.matching import excerpt
 
 
 @pytest.mark.data
@@ -33,8 +33,8 @@ def test_excerpt_fits_and_says_what_it_left_out():
 
 
 def test_matched_words_is_the_one_rule_for_marking_words():
-    from ddrsearch.passages import matched_words
-    from ddrsearch.tokenizer import make_tokenizer
+    from ddrsearch.retrieval.matching import matched_words
+    from ddrsearch.text.tokenizer import make_tokenizer
 
     text = "TIH to 6,360', pipe became stuck."
     words = matched_words(text, {"6360", "stuck"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ddrsearch.passages import excerpt
+from ddrsearch.retrieval.matching import excerpt
 
 # row D038-r08 of report 38, as the reader extracts it
 ROW = ("Drill From 6,360' to 6,507', (147') Total , 32.6' feet per hour. WOB 20 TO 35k, "

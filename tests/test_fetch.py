@@ -7,10 +7,11 @@ import shutil
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.cli import main
-from ddrsearch.data import load_manifest, sample_paths
+from ddrsearch.cli.command import main
+from ddrsearch.data.fetch import fetch_archive, sha256_of, verify_archive
+from ddrsearch.data.folders import sample_paths
+from ddrsearch.data.manifest import load_manifest
 from ddrsearch.errors import DataNotFoundError, FetchError
-from ddrsearch.fetch import fetch_archive, sha256_of, verify_archive
 
 
 @pytest.fixture
@@ -145,7 +146,7 @@ def test_manifest_for_your_own_reports(tmp_path, archive_folder, monkeypatch, ca
     (lambda row: row.replace(",2,2020-10-21,", ",2,2020-10-22,", 1), "the file name says Drilling 2 of 2020-10-21"),
 ])
 def test_manifest_rows_are_validated(tmp_path, monkeypatch, change, message):
-    from ddrsearch.data import manifest_path
+    from ddrsearch.data.manifest import manifest_path
     from ddrsearch.errors import ManifestError
 
     lines = manifest_path().read_text().splitlines()
@@ -159,7 +160,7 @@ def test_manifest_rows_are_validated(tmp_path, monkeypatch, change, message):
 
 
 def test_manifest_with_a_byte_order_mark_reads(tmp_path, monkeypatch):
-    from ddrsearch.data import manifest_path
+    from ddrsearch.data.manifest import manifest_path
 
     bom = tmp_path / "m.csv"
     bom.write_bytes(b"\xef\xbb\xbf" + manifest_path().read_bytes())

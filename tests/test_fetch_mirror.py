@@ -6,10 +6,10 @@ import shutil
 
 import pytest
 
-from ddrsearch.cli import main
-from ddrsearch.data import sample_paths
+from ddrsearch.cli.command import main
+from ddrsearch.data.fetch import fetch_archive
+from ddrsearch.data.folders import sample_paths
 from ddrsearch.errors import FetchError
-from ddrsearch.fetch import fetch_archive
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Typed header fields (ddrsearch.fields) and patterns across days (ddrsearch.patterns).
+"""Typed header fields (ddrsearch.reading.fields) and patterns across days (ddrsearch.answers.patterns).
 
 The expected values in SAMPLE were read by hand from the PDFs' page text
 (``report.pages[0]``), not from the code under test.
@@ -11,7 +11,8 @@ import math
 
 import pytest
 
-from ddrsearch.fields import (
+from ddrsearch.answers.patterns import PatternError, extreme, find_jumps, first_reaching
+from ddrsearch.reading.fields import (
     FIELDS,
     TypedValue,
     archive_fields,
@@ -21,7 +22,6 @@ from ddrsearch.fields import (
     operations_table,
     parse_quantity,
 )
-from ddrsearch.patterns import PatternError, extreme, find_jumps, first_reaching
 
 R = "FORGE-16A-78-32_Drilling_{:03d}_{}.pdf".format
 
@@ -95,7 +95,7 @@ class _Rep:
     def __init__(self, name, drilled):
         self.file_name, self.operations = name, []
         if drilled:
-            from ddrsearch.report import OperationRow
+            from ddrsearch.reading.report import OperationRow
 
             self.operations = [OperationRow(0, "06:00", "12:00", 6.0, "Production Drilling", "Drilling", "",
                                             "Drill ahead", ("Drill ahead",), 1, (0, 0, 1, 1))]
@@ -196,8 +196,8 @@ def test_numeric_answers_on_the_archive(frame, long, ops):
 @pytest.mark.data
 def test_event_sequence_orders_the_fishing_rows_by_date(archive, frame, ops):
     """BM25 over operation rows (no model): the rows found for the fishing story come in date and row order."""
-    from ddrsearch.patterns import event_sequence
-    from ddrsearch.pipeline import build_retriever
+    from ddrsearch.answers.patterns import event_sequence
+    from ddrsearch.retrieval.pipeline import build_retriever
 
     bm25 = build_retriever("bm25", archive, unit="operation", expand=True)
     window = set(frame.loc[frame["report_number"].between(38, 51), "report"])

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddrsearch.fusion import convex_scores, minmax_normalise, rrf_scores
-from ddrsearch.hybrid import HybridRetriever
-from ddrsearch.metrics import rank_by_score
+from ddrsearch.evaluation.metrics import rank_by_score
+from ddrsearch.retrieval.fusion import convex_scores, minmax_normalise, rrf_scores
+from ddrsearch.retrieval.hybrid import HybridRetriever
 
 
 def test_rrf_matches_the_formula_by_hand():
@@ -60,8 +60,8 @@ def test_rrf_errors():
 
 
 def test_hybrid_on_the_sample_at_weight_0_and_1_equals_its_legs(tmp_path, archive_folder):
-    from ddrsearch.data import sample_paths
-    from ddrsearch.report import read_reports
+    from ddrsearch.data.folders import sample_paths
+    from ddrsearch.reading.report import read_reports
 
     sample = read_reports(sample_paths(archive_folder))
     hybrid = HybridRetriever(weight=0.0, candidates=None, dense_options={"cache_dir": tmp_path}).index(sample)
@@ -78,9 +78,9 @@ def test_hybrid_on_the_sample_at_weight_0_and_1_equals_its_legs(tmp_path, archiv
 
 def test_array_fusion_equals_the_dictionary_formulas(tmp_path, archive_folder):
     """HybridRetriever fuses arrays; it must give exactly what rrf_scores / convex_scores give."""
-    from ddrsearch.chunking import chunk_reports
-    from ddrsearch.data import sample_paths
-    from ddrsearch.report import read_reports
+    from ddrsearch.data.folders import sample_paths
+    from ddrsearch.reading.report import read_reports
+    from ddrsearch.retrieval.chunking import chunk_reports
 
     sample = read_reports(sample_paths(archive_folder))
     chunks = chunk_reports(sample)

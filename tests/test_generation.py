@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ddrsearch.generation import (
+from ddrsearch.answers.generation import (
     GenerationError,
     LLMConfig,
     build_prompt,

@@ -15,11 +15,11 @@ import collections
 
 import pytest
 
-from ddrsearch.data import FETCH_COMMAND, archive_dir, archive_paths
+from ddrsearch.data.folders import FETCH_COMMAND, archive_dir, archive_paths
 from ddrsearch.errors import DataNotFoundError, GlossaryError
-from ddrsearch.glossary import GLOSSARY_COLUMNS, default_glossary, glossary_path, load_glossary
-from ddrsearch.text import DEFAULT_STOPWORDS
-from ddrsearch.tokenizer import tokenize
+from ddrsearch.text.glossary import GLOSSARY_COLUMNS, default_glossary, glossary_path, load_glossary
+from ddrsearch.text.tokenizer import tokenize
+from ddrsearch.text.words import DEFAULT_STOPWORDS
 
 MIN_ENTRIES = 60
 
@@ -32,7 +32,7 @@ def glossary():
 @pytest.fixture(scope="module")
 def archive():
     """The 76 reports, read once for this module; fails with the fetch command when they are not fetched."""
-    from ddrsearch.report import load_archive
+    from ddrsearch.reading.report import load_archive
 
     try:
         archive_paths()  # every PDF of the manifest is there

@@ -8,14 +8,14 @@ import datetime as dt
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.evaluation import evidence_agreement
-from ddrsearch.lexical import BM25Retriever, KeywordRetriever
-from ddrsearch.passages import short_name
-from ddrsearch.pipeline import build_retriever
-from ddrsearch.queries import add_shorthand, expand_asker_shorthand, strip_framing
-from ddrsearch.questions import load_questions
-from ddrsearch.significance import bootstrap_ci, paired_bootstrap
-from ddrsearch.structured import StructuredIndex, parse_date
+from ddrsearch.evaluation.evaluate import evidence_agreement
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.evaluation.significance import bootstrap_ci, paired_bootstrap
+from ddrsearch.reading.names import short_name
+from ddrsearch.retrieval.lexical import BM25Retriever, KeywordRetriever
+from ddrsearch.retrieval.pipeline import build_retriever
+from ddrsearch.retrieval.structured import StructuredIndex, parse_date
+from ddrsearch.text.rewriting import add_shorthand, expand_asker_shorthand, strip_framing
 
 pytestmark = pytest.mark.data
 
@@ -76,7 +76,7 @@ def test_the_glued_unit_row_is_the_one_shown(archive):
 
 
 def test_quantity_pairs_are_those_around_a_number_with_its_unit():
-    from ddrsearch.tuned import proximity_pairs
+    from ddrsearch.retrieval.levered import proximity_pairs
 
     assert proximity_pairs(["diff", "250", "psi"], "units") == [("250", "psi"), ("diff", "250")]
     assert proximity_pairs(["500", "psi", "over"], "units") == [("500", "psi"), ("psi", "over")]
@@ -93,9 +93,9 @@ def test_no_scored_question_holds_a_quantity_pair():
 
     (It touches the unanswerable A107, "above 9.5 ppg", which is scored by abstention, not by rank.)
     """
-    from ddrsearch.queries import rewrite_query
-    from ddrsearch.tokenizer import make_tokenizer
-    from ddrsearch.tuned import proximity_pairs
+    from ddrsearch.retrieval.levered import proximity_pairs
+    from ddrsearch.text.rewriting import rewrite_query
+    from ddrsearch.text.tokenizer import make_tokenizer
 
     tok = make_tokenizer(stem=True)
     touched = [q.id for name in ("starter", "archive", "fresh") for q in load_questions(name)
@@ -177,7 +177,7 @@ def test_evidence_agreement_is_a_share(archive, archive_questions):
 def test_lever_table_pairs_the_questions():
     import pandas as pd
 
-    from ddrsearch.levers import lever_table
+    from ddrsearch.evaluation.leverbench import lever_table
 
     idx = pd.Index(["Q1", "Q2", "Q3", "Q4"], name="id")
     base = pd.DataFrame({"hit@5": [1, 0, 1, 0], "RR": [1, 0, 0.5, 0], "NDCG@5": [1, 0, 0.6, 0]}, index=idx, dtype=float)
@@ -192,7 +192,7 @@ def test_lever_table_pairs_the_questions():
 
 
 def test_md_in_chunk_context(report38):
-    from ddrsearch.chunking import operation_chunks
+    from ddrsearch.retrieval.chunking import operation_chunks
 
     plain = operation_chunks(report38)
     deep = operation_chunks(report38, depth=True)

@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddrsearch.cli import build_parser, main
+from ddrsearch.cli.argv import move_dash_query
+from ddrsearch.cli.command import build_parser, main
 from ddrsearch.errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
-from ddrsearch.index import add_reports, build_index, open_index, stale_reasons
-from ddrsearch.indexcli import move_dash_query
-from ddrsearch.indexstore import current_generation
-from ddrsearch.lexical import BM25Retriever
-from ddrsearch.passages import Passage
-from ddrsearch.report import load_archive
+from ddrsearch.reading.report import load_archive
+from ddrsearch.retrieval.lexical import BM25Retriever
+from ddrsearch.retrieval.passages import Passage
+from ddrsearch.stores.disk_index import add_reports, build_index, open_index, stale_reasons
+from ddrsearch.stores.generations import current_generation
 
 QUERIES = ["stuck pipe", "pipe became stuck during the slide", "jar", "circulate and condition mud", "TIH",
            # numeric and date questions go through the typed fields stored with the index
@@ -43,7 +43,7 @@ def _resave(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def embedder():
-    from ddrsearch.embeddings import Embedder
+    from ddrsearch.embedding.encoder import Embedder
 
     return Embedder()
 
@@ -85,8 +85,8 @@ def test_add_one_day_at_a_time_equals_a_full_rebuild(six, tmp_path, embedder):
 @pytest.mark.data
 @pytest.mark.model
 def test_loaded_index_gives_the_pipeline_s_results(six, tmp_path, embedder):
-    from ddrsearch.pipeline import build_retriever
-    from ddrsearch.report import read_reports
+    from ddrsearch.reading.report import read_reports
+    from ddrsearch.retrieval.pipeline import build_retriever
 
     build_index(six, tmp_path / "ix", embedder=embedder)
     index = open_index(tmp_path / "ix", embedder=embedder)
@@ -100,7 +100,7 @@ def test_loaded_index_gives_the_pipeline_s_results(six, tmp_path, embedder):
 
 _KILL = textwrap.dedent("""
     import os, signal, sys
-    import ddrsearch.indexstore as store
+    import ddrsearch.stores.generations as store
     where = sys.argv[3]
     if where == "bm25":  # half-way through writing the new generation
         import bm25s
@@ -116,7 +116,7 @@ _KILL = textwrap.dedent("""
                 os.kill(os.getpid(), signal.SIGKILL)
             return original(src, dst, *a, **k)
         store.os.replace = replace
-    from ddrsearch.index import add_reports
+    from ddrsearch.stores.disk_index import add_reports
     add_reports([sys.argv[2]], sys.argv[1])
 """)
 

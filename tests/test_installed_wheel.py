@@ -83,7 +83,7 @@ def test_search_dir_on_a_copied_folder(installed):
     out = _run([str(ddrsearch), "search", "pipe stuck while sliding", "--dir", "my_reports", "-k", "3"],
                cwd=installed["work"], env=installed["env"])
     assert "D038" in out.stdout and "3 reports" in out.stdout
-    glossary = _run([str(installed["py"]), "-c", "from ddrsearch.glossary import default_glossary as g; "
+    glossary = _run([str(installed["py"]), "-c", "from ddrsearch.text.glossary import default_glossary as g; "
                      "print(len(g()), g().path)"], cwd=installed["work"], env=installed["env"])
     count, path = glossary.stdout.split()
     assert int(count) >= 100 and str(installed["venv"]) in path

@@ -1,10 +1,12 @@
-"""The package's shape: layers that import downward only, one error root, settings in one place.
+"""The package's shape: wings in the order the data travels, importing backward only.
 
-Each module of ``ddrsearch`` has a layer number below; a module may import
-(at the top or inside a function) only modules of a *lower* layer. That rules
-out import cycles and keeps the pure building blocks (errors, settings,
-metrics, fusion, text) free of anything above them. A new module must be
-given its layer here, which is the moment to decide where it belongs.
+``ddrsearch`` is a handful of foundation modules and a sub-package (a *wing*)
+per stage of the data's trip, listed in :data:`WINGS`. A module may import
+(at the top or inside a function) the foundations, modules of its own wing
+and modules of earlier wings, never a later wing; inside a wing the imports
+form no cycle. That keeps the building blocks free of what is built on them
+and makes the tree read as the architecture. A new wing must be given its
+place here, which is the moment to decide where it belongs.
 """
 
 from __future__ import annotations
@@ -21,74 +23,117 @@ from ddrsearch import errors
 
 PACKAGE = Path(ddrsearch.__file__).resolve().parent
 
-#: module -> layer; imports go from a higher number to a lower one only.
-LAYERS: dict[str, int] = {
-    "__init__": 0, "errors": 0, "_util": 0,
-    "settings": 1,
-    "data": 2, "text": 2, "metrics": 2, "fusion": 2, "vectorindex": 2, "significance": 2,
-    "glossary": 3, "trec": 3, "pdf": 3, "judgements": 3, "synthetic": 3,
-    "tokenizer": 4, "layout": 4, "queries": 4, "ocr": 4, "spelling": 3,
-    "report": 5,
-    "fetch": 6, "passages": 6, "model": 6, "tables": 6,
-    "embeddings": 7, "chunking": 7, "rowchoice": 7, "fields": 7, "indexstore": 7,
-    "retrieval": 8, "structured": 8, "adaptation": 8,
-    "lexical": 9, "dense": 9,
-    "hybrid": 10,
-    "tuned": 11, "questions": 11, "postgres": 11, "pgserver_support": 2, "sources": 8, "generation": 2,
-    "pipeline": 12,
-    "answers": 13, "index": 13,
-    "patterns": 12, "evaluation": 12, "plots": 12, "quartomd": 12, "bookcheck": 12,
-    "book": 13, "levers": 13, "indexcli": 14, "answercli": 14, "evalcli": 14, "serve": 13, "explain": 12, "session": 14,
-    "cli": 15, "__main__": 16,
-    "app": 16,
-}
+#: Modules below every wing: they import only one another (and nothing of a wing).
+FOUNDATIONS = ("errors", "settings", "hashing", "imports", "checks")
 
-#: Modules the issue that introduced this test named as the bottom of the package.
-BOTTOM = ("errors", "data", "text", "metrics")
+#: The wings, in the order the data travels; each may import the ones before it.
+WINGS = ("data", "text", "reading", "embedding", "retrieval", "stores", "evaluation", "answers", "app", "book", "cli")
 
-#: A module longer than this says at the top of its docstring why it is one module.
-MAX_LINES = 450
+#: The one module outside the book wing that may import it: the command that builds the preview.
+BOOK_IMPORTERS = ("cli.preview",)
 
 
 def _modules() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(PACKAGE.glob("*.py"))}
+    """Dotted module name inside the package (``retrieval.lexical``, ``errors``) -> file."""
+    out = {}
+    for p in sorted(PACKAGE.rglob("*.py")):
+        parts = p.relative_to(PACKAGE).with_suffix("").parts
+        out[".".join(parts)] = p
+    return out
 
 
-def _imports(path: Path) -> set[str]:
-    """ddrsearch modules imported anywhere in the file (relative or absolute)."""
+def _imports(name: str, path: Path) -> set[str]:
+    """ddrsearch modules imported anywhere in the file, as dotted names inside the package."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    known = _modules()
     out: set[str] = set()
     for node in ast.walk(tree):
+        targets = []
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:
-                out.add(node.module.split(".")[0])
-            elif node.level == 1:
-                out.update(a.name for a in node.names)
+            if node.level:
+                raise AssertionError(f"{name}: relative import (use 'from ddrsearch.wing.module import ...')")
+            if node.module == "ddrsearch":
+                targets = [a.name for a in node.names]
             elif node.module and node.module.startswith("ddrsearch."):
-                out.add(node.module.split(".")[1])
+                mod = node.module[len("ddrsearch."):]
+                targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod for a in node.names]
         elif isinstance(node, ast.Import):
-            out.update(a.name.split(".")[1] for a in node.names if a.name.startswith("ddrsearch."))
-    return {m for m in out if m != "resources"}
+            targets = [a.name[len("ddrsearch."):] for a in node.names if a.name.startswith("ddrsearch.")]
+        for t in targets:
+            if t in known or t in WINGS:
+                out.add(t)
+    return {t for t in out if t != "resources" and not t.startswith("resources.")}
 
 
-def test_every_module_has_a_layer():
-    missing = sorted(set(_modules()) - set(LAYERS))
-    assert not missing, f"modules without a layer in tests/test_layers.py: {missing}"
+def _wing(module: str) -> str:
+    return module.split(".")[0] if "." in module or module in WINGS else module
 
 
-def test_imports_go_downward_only():
+def _rank(module: str) -> int:
+    wing = _wing(module)
+    if wing in FOUNDATIONS:
+        return -1
+    return WINGS.index(wing) if wing in WINGS else len(WINGS)
+
+
+def test_every_module_is_in_a_wing_or_a_foundation():
+    stray = sorted(m for m in _modules() if _wing(m) not in WINGS + FOUNDATIONS + ("__init__", "__main__", "resources"))
+    assert not stray, f"modules outside the wings and foundations of tests/test_layers.py: {stray}"
+
+
+def test_imports_go_backward_only():
     wrong = []
     for name, path in _modules().items():
-        for target in _imports(path):
-            if LAYERS.get(target, 99) >= LAYERS.get(name, -1):
-                wrong.append(f"{name} (layer {LAYERS.get(name)}) imports {target} (layer {LAYERS.get(target)})")
-    assert not wrong, "imports that go sideways or up:\n" + "\n".join(sorted(wrong))
+        if name in ("__init__", "__main__"):
+            continue
+        for target in _imports(name, path):
+            if _rank(target) > _rank(name) or (_rank(name) == -1 and _wing(target) not in FOUNDATIONS):
+                wrong.append(f"{name} ({_wing(name)}) imports {target} ({_wing(target)})")
+    assert not wrong, "imports that go forward, to a later wing:\n" + "\n".join(sorted(wrong))
 
 
-def test_bottom_modules_import_nothing_above_them():
-    for name in BOTTOM:
-        above = {t for t in _imports(_modules()[name]) if t not in ("errors", "_util", "settings")}
+def test_no_cycle_inside_a_wing():
+    graph = {name: {t for t in _imports(name, path) if _wing(t) == _wing(name) and t != name}
+             for name, path in _modules().items() if name not in ("__init__", "__main__")}
+    done: set[str] = set()
+    cycles = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        for nxt in sorted(graph.get(node, ())):
+            if nxt in trail:
+                cycles.append(" -> ".join([*trail[trail.index(nxt):], nxt]))
+            elif nxt not in done:
+                visit(nxt, [*trail, nxt])
+        done.add(node)
+
+    for node in sorted(graph):
+        if node not in done:
+            visit(node, [node])
+    assert not cycles, "import cycles inside a wing:\n" + "\n".join(sorted(set(cycles)))
+
+
+def test_only_the_preview_command_imports_the_book():
+    users = sorted(name for name, path in _modules().items()
+                   if _wing(name) != "book" and any(_wing(t) == "book" for t in _imports(name, path)))
+    assert users == sorted(BOOK_IMPORTERS), users
+
+
+def test_foundations_import_no_wing():
+    for name in FOUNDATIONS:
+        above = {t for t in _imports(name, _modules()[name]) if _wing(t) not in FOUNDATIONS}
         assert not above, f"{name} imports {above}"
+
+
+def test_every_wing_states_its_api():
+    for wing in WINGS:
+        mod = __import__(f"ddrsearch.{wing}", fromlist=["__all__"])
+        assert mod.__doc__ and mod.__all__, wing
+        for public in mod.__all__:
+            assert getattr(mod, public) is not None, f"ddrsearch.{wing}.{public}"
+    assert set(ddrsearch.__all__) >= {"Report", "read_reports", "load_archive", "build_retriever", "load_questions",
+                                       "evaluate_retriever", "Answerer"}
+    for public in ddrsearch.__all__:
+        assert getattr(ddrsearch, public) is not None, public
 
 
 def test_every_exception_derives_from_the_root_and_lives_in_errors():
@@ -128,10 +173,15 @@ def test_every_setting_is_in_the_readme():
     assert not missing, f"settings not documented in the README: {missing}"
 
 
-@pytest.mark.parametrize("name", sorted(_modules()))
-def test_module_is_short_or_says_why(name):
-    path = _modules()[name]
-    lines = path.read_text(encoding="utf-8").count("\n")
-    if lines > MAX_LINES:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-        assert "Why one module" in doc, f"{name}.py has {lines} lines: split it, or say in its docstring 'Why one module: ...'"
+def test_no_module_reaches_into_another_objects_private_attributes():
+    """``obj._name`` only on ``self``/``cls`` (or a module's own names): never another object's private state."""
+    offenders = []
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = node.value
+                if isinstance(owner, ast.Name) and owner.id in ("self", "cls", "other"):
+                    continue  # its own state (``other``: a copy of itself being set up, in with_weight)
+                offenders.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    assert not offenders, "private attributes read across objects:\n" + "\n".join(offenders)

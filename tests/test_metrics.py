@@ -1,4 +1,4 @@
-"""Tests of ddrsearch.metrics.
+"""Tests of ddrsearch.evaluation.metrics.
 
 Three kinds of tests:
 
@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddrsearch.errors import DuplicateDocumentError, NoRelevantDocumentsError
-from ddrsearch.metrics import (
+from ddrsearch.evaluation.metrics import (
     average_precision,
     evaluate,
     hit_at_k,

@@ -15,12 +15,12 @@ import pymupdf
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch import ocr
 from ddrsearch.errors import NoTextLayerError, OCRUnavailableError
-from ddrsearch.lexical import BM25Retriever
-from ddrsearch.passages import report_lines
-from ddrsearch.report import read_report
-from ddrsearch.synthetic import scan_page, write_scanned_copy
+from ddrsearch.reading import ocr
+from ddrsearch.reading.report import read_report
+from ddrsearch.reading.synthetic import scan_page, write_scanned_copy
+from ddrsearch.retrieval.lexical import BM25Retriever
+from ddrsearch.retrieval.passages import report_lines
 
 needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed")
 

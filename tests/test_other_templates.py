@@ -10,10 +10,11 @@ from __future__ import annotations
 import pytest
 
 from ddrsearch.errors import ReportLayoutError
-from ddrsearch.lexical import BM25Retriever
-from ddrsearch.passages import report_lines, short_name
-from ddrsearch.report import read_report
-from ddrsearch.synthetic import STUCK_PIPE_DAY, write_report
+from ddrsearch.reading.names import short_name
+from ddrsearch.reading.report import read_report
+from ddrsearch.reading.synthetic import STUCK_PIPE_DAY, write_report
+from ddrsearch.retrieval.lexical import BM25Retriever
+from ddrsearch.retrieval.passages import report_lines
 
 CODES = [r.code for r in STUCK_PIPE_DAY]
 

@@ -1,4 +1,4 @@
-"""The two result figures of ``ddrsearch.plots``, on small hand-made tables (no reports needed)."""
+"""The two result figures of ``ddrsearch.evaluation.plots``, on small hand-made tables (no reports needed)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
-from ddrsearch.plots import METHOD_COLOURS, category_heatmap, metrics_bar_chart
+from ddrsearch.evaluation.plots import METHOD_COLOURS, category_heatmap, metrics_bar_chart
 
 
 @pytest.fixture
 def compare_table():
-    """Three methods, as ddrsearch.evaluation.compare returns them (plus columns the chart ignores)."""
+    """Three methods, as ddrsearch.evaluation.evaluate.compare returns them (plus columns the chart ignores)."""
     return pd.DataFrame(
         {
             "P@5": [0.2, 0.3, 0.4],
@@ -37,7 +37,7 @@ def compare_table():
 
 @pytest.fixture
 def breakdown_table():
-    """Two categories by three methods, as ddrsearch.evaluation.breakdown returns it (one empty cell)."""
+    """Two categories by three methods, as ddrsearch.evaluation.evaluate.breakdown returns it (one empty cell)."""
     table = pd.DataFrame(
         {"questions": [3, 5], "keyword": [0.0, 0.5], "bm25": [1 / 3, np.nan], "hybrid": [2 / 3, 1.0]},
         index=pd.Index(["losses_mud", "tests"], name="category"),

@@ -1,4 +1,4 @@
-"""The PostgreSQL backend (ddrsearch.postgres) against the in-memory retrievers, on the real archive.
+"""The PostgreSQL backend (ddrsearch.stores.postgres) against the in-memory retrievers, on the real archive.
 
 A session fixture starts a private PostgreSQL server (PyPI package pgserver)
 in a temporary folder and removes it at the end; every test here is skipped,
@@ -26,8 +26,8 @@ import pytest
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'ddrsearch[postgres]')")
 
 from ddrsearch.errors import DDRSearchError, QueryError  # noqa: E402
-from ddrsearch.metrics import rank_by_score  # noqa: E402
-from ddrsearch.postgres import (  # noqa: E402
+from ddrsearch.evaluation.metrics import rank_by_score  # noqa: E402
+from ddrsearch.stores.postgres import (  # noqa: E402
     EmbeddedServer,
     EmbeddedServerError,
     PostgresRetriever,
@@ -39,7 +39,7 @@ from ddrsearch.postgres import (  # noqa: E402
     tsvector_literal,
     well_of,
 )
-from ddrsearch.tokenizer import tokenize  # noqa: E402
+from ddrsearch.text.tokenizer import tokenize  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -58,14 +58,14 @@ def pg_url():
 
 @pytest.fixture(scope="session")
 def chunks(archive):
-    from ddrsearch.chunking import chunk_reports
+    from ddrsearch.retrieval.chunking import chunk_reports
 
     return chunk_reports(archive)
 
 
 @pytest.fixture(scope="session")
 def embedder():
-    from ddrsearch.embeddings import Embedder
+    from ddrsearch.embedding.encoder import Embedder
 
     return Embedder()
 
@@ -80,7 +80,7 @@ def pg_hybrid(pg_url, chunks, archive, embedder):
 
 @pytest.fixture(scope="session")
 def questions():
-    from ddrsearch.questions import load_questions
+    from ddrsearch.evaluation.questionfiles import load_questions
 
     return load_questions("archive", check_evidence=False)
 
@@ -117,7 +117,7 @@ def test_tsvector_holds_the_package_tokens(pg_hybrid, chunks):
 @pytest.mark.model
 @pytest.mark.parametrize("unit", ["operation", "report"])
 def test_dense_exact_top10_is_the_in_memory_top10(unit, pg_url, archive, chunks, embedder, questions):
-    from ddrsearch.dense import DenseRetriever
+    from ddrsearch.retrieval.dense import DenseRetriever
 
     items = chunks if unit == "operation" else archive
     pg = PostgresRetriever("dense", collection=f"dense_{unit}", url=pg_url, embedder=embedder).index(items)
@@ -135,7 +135,7 @@ def test_dense_exact_top10_is_the_in_memory_top10(unit, pg_url, archive, chunks,
 @pytest.mark.data
 @pytest.mark.model
 def test_bm25_in_sql_matches_bm25s_on_dev_questions(pg_url, pg_hybrid, chunks, embedder, questions):
-    from ddrsearch.lexical import BM25Retriever
+    from ddrsearch.retrieval.lexical import BM25Retriever
 
     pg = PostgresRetriever("bm25", collection="archive", url=pg_url, expand=True, embedder=embedder)
     pg.load_passages()
@@ -151,7 +151,7 @@ def test_bm25_in_sql_matches_bm25s_on_dev_questions(pg_url, pg_hybrid, chunks, e
 @pytest.mark.data
 @pytest.mark.model
 def test_ts_rank_cd_retrieves_the_same_reports_in_another_order(pg_url, pg_hybrid, chunks, embedder, questions):
-    from ddrsearch.lexical import BM25Retriever
+    from ddrsearch.retrieval.lexical import BM25Retriever
 
     pg = PostgresRetriever("bm25", collection="archive", url=pg_url, expand=True, lexical="ts_rank_cd",
                            embedder=embedder)
@@ -168,9 +168,9 @@ def test_ts_rank_cd_retrieves_the_same_reports_in_another_order(pg_url, pg_hybri
 @pytest.mark.model
 @pytest.mark.parametrize("fusion", ["convex", "rrf"])
 def test_hybrid_top10_is_the_in_memory_top10_on_dev_questions(fusion, pg_hybrid, archive, embedder, questions):
-    from ddrsearch.dense import DenseRetriever
-    from ddrsearch.hybrid import HybridRetriever
-    from ddrsearch.pipeline import DEFAULT_WEIGHT, passages_for
+    from ddrsearch.retrieval.dense import DenseRetriever
+    from ddrsearch.retrieval.hybrid import HybridRetriever
+    from ddrsearch.retrieval.pipeline import DEFAULT_WEIGHT, passages_for
 
     mem = HybridRetriever(fusion=fusion, weight=DEFAULT_WEIGHT, bm25_options={"expand": True},
                           dense=DenseRetriever(embedder=embedder)).index(passages_for(archive, "operation"))

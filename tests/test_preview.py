@@ -15,9 +15,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
 from conftest import PROJECT
-from ddrsearch.book import book_entries, build_preview, cross_references
+from ddrsearch.book.preview import book_entries, build_preview, cross_references
+from ddrsearch.book.quartomd import read_bibliography, render_markdown
 from ddrsearch.errors import BookBuildError
-from ddrsearch.quartomd import read_bibliography, render_markdown
 
 
 def _notebook(path, cells):
@@ -82,7 +82,7 @@ def test_preview_hides_inputs_numbers_references_and_survives_a_failing_chapter(
 
 
 def test_preview_command_exits_non_zero_when_a_chapter_fails(project):
-    proc = subprocess.run([sys.executable, "-m", "ddrsearch.cli", "preview", "--project", str(project),
+    proc = subprocess.run([sys.executable, "-m", "ddrsearch.cli.command", "preview", "--project", str(project),
                            "--out", str(project / "out"), "--timeout", "120"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1

@@ -1,4 +1,4 @@
-"""Tests of ddrsearch.questions and of the shipped question sets (datasets/eval/*.yaml).
+"""Tests of ddrsearch.evaluation.questionfiles and of the shipped question sets (datasets/eval/*.yaml).
 
 The shipped sets are loaded with their evidence checked against the real PDFs;
 without the fetched archive these tests fail (they do not skip) with the fetch
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-import ddrsearch.questions as questions_mod
-import ddrsearch.report as report_mod
-from ddrsearch.data import load_manifest
+import ddrsearch.evaluation.questionfiles as questions_mod
+import ddrsearch.reading.report as report_mod
+from ddrsearch.data.manifest import load_manifest
 from ddrsearch.errors import DataNotFoundError, QuestionSetError
-from ddrsearch.questions import (
+from ddrsearch.evaluation.questionfiles import (
     CATEGORIES,
     DIFFICULTIES,
     KINDS,
@@ -232,7 +232,7 @@ def test_split_rejects_bad_names_and_sets_without_splits(archive_set):
 
 
 def test_write_qrels_round_trips_through_trec(archive_set, tmp_path):
-    from ddrsearch.trec import read_qrels
+    from ddrsearch.evaluation.trec import read_qrels
 
     path = tmp_path / "qrels.txt"
     write_qrels(archive_set.split("test"), path)
@@ -242,7 +242,7 @@ def test_write_qrels_round_trips_through_trec(archive_set, tmp_path):
 
 
 def test_qrels_work_with_the_metrics(archive_set):
-    from ddrsearch.metrics import evaluate
+    from ddrsearch.evaluation.metrics import evaluate
 
     qrels = archive_set.qrels()
     perfect = {qid: sorted(d, key=lambda doc: -d[doc]) for qid, d in qrels.items()}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ddrsearch.vectorindex import NumpyIndex, recall_with_ties
+from ddrsearch.retrieval.vectorindex import NumpyIndex, recall_with_ties
 
 
 def test_tied_copies_count_as_hits():

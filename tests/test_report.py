@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from conftest import REPORT_38, REPORT_39
-from ddrsearch.data import load_manifest
+from ddrsearch.data.manifest import load_manifest
 from ddrsearch.errors import (
     CorruptPDFError,
     DataNotFoundError,
@@ -20,7 +20,7 @@ from ddrsearch.errors import (
     ReportError,
     ReportNotFoundError,
 )
-from ddrsearch.report import load_archive, read_report
+from ddrsearch.reading.report import load_archive, read_report
 
 
 def test_all_76_reports_parse_in_report_number_order(archive):

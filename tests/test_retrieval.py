@@ -9,13 +9,13 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from conftest import REPORT_38
-from ddrsearch.cli import main
-from ddrsearch.dense import DenseRetriever
+from ddrsearch.cli.command import main
 from ddrsearch.errors import QueryError
-from ddrsearch.lexical import BM25Retriever, InvertedIndex, KeywordRetriever
-from ddrsearch.passages import Passage
-from ddrsearch.pipeline import make_retriever
-from ddrsearch.tokenizer import tokenize
+from ddrsearch.retrieval.dense import DenseRetriever
+from ddrsearch.retrieval.lexical import BM25Retriever, InvertedIndex, KeywordRetriever
+from ddrsearch.retrieval.passages import Passage
+from ddrsearch.retrieval.pipeline import make_retriever
+from ddrsearch.text.tokenizer import tokenize
 
 STUCK = "pipe became stuck during the slide"
 

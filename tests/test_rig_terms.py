@@ -1,4 +1,4 @@
-"""The rig-terms table (ddrsearch.queries.add_rig_terms): the asker's plain words followed by the words
+"""The rig-terms table (ddrsearch.text.rewriting.add_rig_terms): the asker's plain words followed by the words
 the reports print for the same thing, its loader's errors, and the lever on the archive."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 
 import ddrsearch
 from ddrsearch.errors import GlossaryError
-from ddrsearch.levers import RIG_TERMS
-from ddrsearch.pipeline import DEFAULT_LEVERS, build_retriever
-from ddrsearch.queries import RigTerm, add_rig_terms, load_rig_terms, rewrite_query, rig_terms
-from ddrsearch.text import split_words
+from ddrsearch.evaluation.leverbench import RIG_TERMS
+from ddrsearch.retrieval.pipeline import DEFAULT_LEVERS, build_retriever
+from ddrsearch.text.rewriting import RigTerm, add_rig_terms, load_rig_terms, rewrite_query, rig_terms
+from ddrsearch.text.words import split_words
 
 HEADER = "words,report_words,note\n"
 
@@ -110,7 +110,7 @@ def test_docstring_examples_of_every_module(name):
 
 
 def test_your_own_table_by_path(tmp_path):
-    from ddrsearch.tuned import TunedHybridRetriever
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
 
     path = tmp_path / "my_rig.csv"
     path.write_text(HEADER + 'hoisting cable | wire rope,drilling line,"our reports say ""drilling line"""\n',
@@ -124,7 +124,7 @@ def test_your_own_table_by_path(tmp_path):
 
 
 def test_a_bad_rig_terms_value_is_refused(tmp_path):
-    from ddrsearch.tuned import TunedHybridRetriever
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
 
     with pytest.raises(ValueError, match="rig_terms must be True, False or the path"):
         TunedHybridRetriever(rig_terms=1.5)

@@ -1,4 +1,4 @@
-"""The row shown for a hit (ddrsearch.rowchoice), on the real reports.
+"""The row shown for a hit (ddrsearch.retrieval.rowchoice), on the real reports.
 
 The rules choose among one report's operation-row chunks (and header lines)
 of the 76-report archive; the search terms and IDF are those of the default
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.chunking import chunk_reports
-from ddrsearch.lexical import BM25Retriever
-from ddrsearch.rowchoice import ROW_RULES, choose_row, lucene_idf, prints_depth
+from ddrsearch.retrieval.chunking import chunk_reports
+from ddrsearch.retrieval.lexical import BM25Retriever
+from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row, lucene_idf, prints_depth
 
 pytestmark = [pytest.mark.data, pytest.mark.model]  # chunking reads the embedding model's tokenizer
 

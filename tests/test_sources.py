@@ -7,17 +7,10 @@ import datetime as dt
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch.cli import main
+from ddrsearch.answers.sources import archive_gaps, day_status, find_report, row_crop, verify_quote, verify_row
+from ddrsearch.cli.command import main
 from ddrsearch.errors import CitationError
-from ddrsearch.passages import row_id
-from ddrsearch.sources import (
-    archive_gaps,
-    day_status,
-    find_report,
-    row_crop,
-    verify_quote,
-    verify_row,
-)
+from ddrsearch.reading.names import row_id
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

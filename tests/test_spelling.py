@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ddrsearch.cli import main
-from ddrsearch.pipeline import build_retriever
-from ddrsearch.questions import load_questions
-from ddrsearch.spelling import Spelling, is_english, query_words, spelling_notes
+from ddrsearch.cli.command import main
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.retrieval.pipeline import build_retriever
+from ddrsearch.text.spelling import Spelling, is_english, query_words, spelling_notes
 
 
 def test_suggestions_count_a_swap_as_one_edit_and_allow_more_edits_in_longer_words():

@@ -1,4 +1,4 @@
-"""ddrsearch.tables: the form's tables read from the words the report kept, without opening its PDF again."""
+"""ddrsearch.reading.tables: the form's tables read from the words the report kept, without opening its PDF again."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from conftest import REPORT_38
-from ddrsearch import tables
-from ddrsearch.tables import read_tables
+from ddrsearch.reading import tables
+from ddrsearch.reading.tables import read_tables
 
 
 @pytest.mark.data

@@ -1,4 +1,4 @@
-"""Tests of ddrsearch.text: the shared tokenizer, the normaliser and abbreviation expansion.
+"""Tests of ddrsearch.text.words: the shared tokenizer, the normaliser and abbreviation expansion.
 
 Most inputs are real lines of the FORGE 16A(78)-32 reports (report 38 unless
 said otherwise), so the expected tokens are what the book's retrievers index.
@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ddrsearch.glossary as glossary_module
-import ddrsearch.text as text_module
-import ddrsearch.tokenizer as tokenizer_module
-from ddrsearch.glossary import Glossary, expand_abbreviations
-from ddrsearch.text import DEFAULT_STOPWORDS, normalise
-from ddrsearch.tokenizer import make_tokenizer, tokenize
+import ddrsearch.text.glossary as glossary_module
+import ddrsearch.text.tokenizer as tokenizer_module
+import ddrsearch.text.words as text_module
+from ddrsearch.text.glossary import Glossary, expand_abbreviations
+from ddrsearch.text.tokenizer import make_tokenizer, tokenize
+from ddrsearch.text.words import DEFAULT_STOPWORDS, normalise
 
 # Real lines of report 38 (FORGE-16A-78-32_Drilling_038_2020-11-26.pdf), as the reader gives them.
 R38_DRILL = "Drill From 6,360' to 6,507',  (147')  Total ,  32.6' feet per hour."

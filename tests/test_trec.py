@@ -1,4 +1,4 @@
-"""Tests of ddrsearch.trec: TREC qrels/run files, and agreement with trec_eval."""
+"""Tests of ddrsearch.evaluation.trec: TREC qrels/run files, and agreement with trec_eval."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddrsearch.errors import DuplicateDocumentError, TrecFormatError
-from ddrsearch.metrics import evaluate, metric_columns, rank_by_score
-from ddrsearch.trec import read_qrels, read_run, write_qrels, write_run
+from ddrsearch.evaluation.metrics import evaluate, metric_columns, rank_by_score
+from ddrsearch.evaluation.trec import read_qrels, read_run, write_qrels, write_run
 
 TOL = 1e-9
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ddrsearch.chunking import chunk_reports
-from ddrsearch.embeddings import Embedder
-from ddrsearch.vectorindex import FaissFlatIndex, FaissHNSWIndex, NumpyIndex, make_index
+from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.retrieval.chunking import chunk_reports
+from ddrsearch.retrieval.vectorindex import FaissFlatIndex, FaissHNSWIndex, NumpyIndex, make_index
 
 QUERIES = ["pipe became stuck during the slide", "mud pump failure", "cement returns to surface",
            "gyro survey", "raising the derrick", "temperature too hot for logging tools"]

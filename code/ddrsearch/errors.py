@@ -35,7 +35,7 @@ class ManifestError(DDRSearchError, ValueError):
 class FetchError(DDRSearchError):
     """Fetching the archive left one or more files missing or unverified.
 
-    ``report`` holds the :class:`ddrsearch.fetch.FetchReport` with what was
+    ``report`` holds the :class:`ddrsearch.data.fetch.FetchReport` with what was
     fetched, what was already there and what failed, by file name.
     """
 
@@ -230,7 +230,7 @@ class AdapterIntegrityError(ModelIntegrityError):
 
     The message names the file, the expected and the actual SHA-256, and how
     to get the right file back (reinstall, or retrain with
-    ``python -m ddrsearch.adaptation``).
+    ``python -m ddrsearch.retrieval.adaptation``).
     """
 
 

@@ -105,7 +105,7 @@ def get_path(name: str) -> Path | None:
     try:
         return Path(value).expanduser()
     except RuntimeError as exc:  # "Could not determine home directory.", naming neither variable nor value
-        from .errors import SettingError
+        from ddrsearch.errors import SettingError
 
         raise SettingError(f"{name}={value!r}: {exc} Give a full path without '~' (or unset {name}).") from None
 

@@ -23,12 +23,12 @@ from pathlib import Path
 os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the embedding model comes with the package; never download
 
-from ddrsearch.data import archive_dir
+from ddrsearch.data.folders import archive_dir
 from ddrsearch.errors import QueryError
-from ddrsearch.metrics import rank_by_score
-from ddrsearch.pipeline import build_retriever
-from ddrsearch.questions import load_questions
-from ddrsearch.report import load_archive
+from ddrsearch.evaluation.metrics import rank_by_score
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.reading.report import load_archive
+from ddrsearch.retrieval.pipeline import build_retriever
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "my_questions.yaml"
@@ -107,7 +107,7 @@ def main() -> int:
     # reports) (dense search over whole reports) or build_retriever("bm25", reports, expand=True),
     # compute its ranked lists and mean_recall_at_k the same way, and print one line per method.
     # Which questions does each method miss, and why? (Read the top hits: retriever.search(...).)
-    # check.py tells you whether recall_at_k and mean_recall_at_k agree with ddrsearch.metrics.
+    # check.py tells you whether recall_at_k and mean_recall_at_k agree with ddrsearch.evaluation.metrics.
     return 0
 
 

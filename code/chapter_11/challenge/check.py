@@ -8,7 +8,7 @@ Run it from anywhere (paths are resolved from this file's location):
 It prints one line per check, PASS, TODO (not done yet) or FAIL with what is
 wrong, and exits with 0 when nothing failed, 1 otherwise. It does not run any
 search (it takes a few seconds): the numbers your functions give are compared
-with ``ddrsearch.metrics.recall_at_k`` and ``ddrsearch.metrics.mean_metrics``
+with ``ddrsearch.evaluation.metrics.recall_at_k`` and ``ddrsearch.evaluation.metrics.mean_metrics``
 on small rankings whose answers are known, and on your own questions.
 """
 
@@ -23,8 +23,8 @@ os.environ.setdefault("TQDM_DISABLE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from ddrsearch.errors import DDRSearchError
-from ddrsearch.metrics import evaluate, mean_metrics, recall_at_k
-from ddrsearch.questions import load_questions
+from ddrsearch.evaluation.metrics import evaluate, mean_metrics, recall_at_k
+from ddrsearch.evaluation.questionfiles import load_questions
 
 HERE = Path(__file__).resolve().parent
 MIN_QUESTIONS, MIN_REPORTS = 15, 10
@@ -69,7 +69,7 @@ def check_recall(challenge) -> tuple[str, str]:
         if abs(mine - want) > 1e-9:
             return "FAIL", (f"recall_at_k({ranking}, {grades}, k={k}) gave {mine}, the package gives {want:.4f} "
                             "(count relevant reports in the first k; divide by ALL relevant reports)")
-    return "PASS", f"recall_at_k agrees with ddrsearch.metrics.recall_at_k on {len(CASES)} cases"
+    return "PASS", f"recall_at_k agrees with ddrsearch.evaluation.metrics.recall_at_k on {len(CASES)} cases"
 
 
 def check_mean(challenge, qs) -> tuple[str, str]:
@@ -87,7 +87,7 @@ def check_mean(challenge, qs) -> tuple[str, str]:
         want = float(mean_metrics(evaluate(run, rels, 5))["recall@5"])
         if abs(mine - want) > 1e-9:
             return "FAIL", f"mean_recall_at_k on {name} gave {mine}, the package gives {want:.4f}"
-    return "PASS", "mean_recall_at_k agrees with ddrsearch.metrics.mean_metrics(evaluate(...))"
+    return "PASS", "mean_recall_at_k agrees with ddrsearch.evaluation.metrics.mean_metrics(evaluate(...))"
 
 
 def main(argv: list[str]) -> int:

@@ -20,8 +20,8 @@ import sys
 
 os.environ.setdefault("TQDM_DISABLE", "1")
 
-from ddrsearch.data import archive_dir
-from ddrsearch.report import load_archive
+from ddrsearch.data.folders import archive_dir
+from ddrsearch.reading.report import load_archive
 
 
 def main(argv: list[str] | None = None) -> int:

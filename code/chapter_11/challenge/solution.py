@@ -8,7 +8,7 @@ It loads the 15 questions of ``solution_questions.yaml`` (checking every evidenc
 quotation against its report), searches all 76 reports with two methods, the
 whole-report dense search and the book's default pipeline, computes recall@5,
 MRR and NDCG@5 by hand from the ranked lists, checks them against
-``ddrsearch.metrics``, and prints one table row per method.
+``ddrsearch.evaluation.metrics``, and prints one table row per method.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from pathlib import Path
 os.environ.setdefault("TQDM_DISABLE", "1")  # no progress bars
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the embedding model comes with the package; never download
 
-from ddrsearch.data import archive_dir
+from ddrsearch.data.folders import archive_dir
 from ddrsearch.errors import QueryError
-from ddrsearch.metrics import evaluate, mean_metrics, rank_by_score
-from ddrsearch.pipeline import build_retriever
-from ddrsearch.questions import load_questions
-from ddrsearch.report import load_archive
+from ddrsearch.evaluation.metrics import evaluate, mean_metrics, rank_by_score
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.reading.report import load_archive
+from ddrsearch.retrieval.pipeline import build_retriever
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "solution_questions.yaml"
@@ -43,7 +43,7 @@ METHODS = {
 def ranked_lists(retriever, questions) -> dict[str, list[str]]:
     """Every question's ranked list of report file names, best first.
 
-    The same lists as ``ddrsearch.evaluation.run`` (score descending, ties by
+    The same lists as ``ddrsearch.evaluation.evaluate.run`` (score descending, ties by
     file name), without looking up the matching line of each hit, which only
     a reader needs.
     """

@@ -1,0 +1,21 @@
+"""The answers wing: report rows that answer a question, quoted with their sources, and what checks them.
+
+Modules: ``answerer`` (the answer card, evidence and support, the refusal
+threshold), ``sources`` (crops of cited rows, verbatim quote checks),
+``generation`` (an optional generated answer and its citation check),
+``patterns`` (jumps and sequences across days). Imports the stores and retrieval wings and those before.
+"""
+
+from ddrsearch.imports import lazy_exports
+
+_EXPORTS = {
+    "ANSWER_THRESHOLD": "answerer",
+    "AnswerCard": "answerer",
+    "Answerer": "answerer",
+    "row_crop": "sources",
+    "verify_row": "sources",
+    "check_citations": "generation",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,644 @@
+"""Extractive answers: the report rows that answer a question, quoted verbatim with their sources.
+
+An *answer card* (:class:`AnswerCard`) is what an engineer reads instead of a
+ranked list of reports: the TIME BREAKDOWN rows that support the answer, each
+quoted exactly as printed, with its report number, date, FROM-TO times, page
+and a stable row id such as ``D038-r08`` (drilling report 38, row 8, rows
+counted from 0). Nothing is paraphrased, so nothing can be invented
+(chapters/05-answers-with-sources.ipynb).
+
+Why one module: the card, the evidence and support of a row, the threshold
+calibrated on them and the question's date order are one decision (which
+rows answer, and whether any does); split, each part would need the others'
+constants and the calibration could drift from the rule it calibrates.
+
+How a card is made (:class:`Answerer`):
+
+1. The question words that only say *how* to answer (``when``, ``did``,
+   ``we``, ``last``, ``first``, ...; :data:`QUESTION_WORDS`) are removed; what
+   is left is searched with the book's default pipeline (hybrid BM25 + dense
+   over operation-row chunks, :func:`ddrsearch.retrieval.pipeline.build_retriever`).
+2. The ``k`` best operation rows by fused score are scored for *evidence*
+   (:meth:`Answerer.evidence`): the mean of the row's cosine similarity to the
+   question and the IDF-weighted share of the question's search terms that
+   the row holds. A row's *support* adds its *margin* over the other
+   candidates (:func:`with_margins`): its evidence minus their mean evidence,
+   so a row that stands out counts for more than the best of a flat field of
+   partial matches, which is what a question about an event that never
+   happened retrieves.
+   Rows whose support is at or above :data:`ANSWER_THRESHOLD` support the
+   answer; when no row does, the card says "not found in these reports".
+3. Supporting rows are grouped by report. A "when" question is ordered by
+   date: the latest first for "last" (or "latest", "most recent"), the
+   earliest first for "first" (or "earliest"); other questions by score.
+4. A "which day did we pass N ft?" question, which no row's words answer,
+   is answered from the reports' MD field instead (:meth:`Answerer.depth_answer`):
+   the card quotes the first report reaching N ft, its rows that print the
+   depth passed, and says so in its note. A "highest/lowest" question gets
+   the value and the reports holding it from the typed fields in its note
+   (:meth:`Answerer.extreme_answer`); its rows are found as in steps 1-3.
+
+Row ids: :func:`row_id` and :func:`resolve_row_id`; a citation of a report
+or row that does not exist raises :class:`CitationError` naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ddrsearch.errors import CitationError, QueryError
+from ddrsearch.reading.names import resolve_row_id, row_id, short_name
+from ddrsearch.reading.report import Report
+from ddrsearch.retrieval.base import check_query
+from ddrsearch.retrieval.structured import asked_depths
+
+__all__ = [
+    "ANSWER_THRESHOLD",
+    "QUESTION_WORDS",
+    "AnswerCard",
+    "Answerer",
+    "CitationError",
+    "SupportRow",
+    "calibrate_threshold",
+    "question_order",
+    "resolve_row_id",
+    "row_id",
+    "search_words",
+    "with_margins",
+]
+
+#: Support (evidence + margin, :func:`with_margins`) a row needs to support an
+#: answer, for the default ``k = 5`` candidates. Calibrated in
+#: chapters/05-answers-with-sources.ipynb on the *development* questions of
+#: ``datasets/eval/archive.yaml`` only (``load_questions("archive").split("dev")``:
+#: its answerable ones and its ``unanswerable()`` ones) with
+#: :func:`calibrate_threshold` (best balanced accuracy: half the share of
+#: answerable questions answered plus half the share of unanswerable ones
+#: refused); a test re-runs the calibration and checks it still gives this value.
+ANSWER_THRESHOLD = 0.442
+
+#: Operation rows a "last"/"first" question looks through for more events once
+#: its ``k`` best rows have answered it (:meth:`Answerer.ask`); the archive
+#: has 610 rows, so 50 is the best 8 percent of them.
+WHEN_POOL = 50
+
+#: Words that say how to answer, not what to look for; removed before searching.
+QUESTION_WORDS = frozenset(
+    ["when", "what", "which", "where", "who", "whom", "why", "how", "did", "do", "does", "done", "we", "us", "our", "you", "i", "last", "first", "latest", "earliest", "most", "recent", "recently", "ever", "time", "times", "day", "date", "get", "got", "getting", "have", "has", "had", "was", "were", "is", "are", "there", "any"]
+)
+
+_LAST_RE = re.compile(r"\b(last|latest|most recent(ly)?|recently)\b", re.I)
+_FIRST_RE = re.compile(r"\b(first|earliest)\b", re.I)
+_WHEN_RE = re.compile(r"\b(when|what day|which day|what date|which date)\b", re.I)
+_ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_US_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
+
+
+#: Words that limit a "highest/lowest" question to part of the reports (a month, a depth or date
+#: range); the typed-field note is left out for such a question rather than stated for all reports.
+_LIMIT_RE = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+                       r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|before|after|below|above|"
+                       r"under|over|between|since|until|during|while|first|last|week|\d{4}-\d\d)\b", re.I)
+
+
+def question_order(question: str) -> str:
+    """How a card for ``question`` is ordered: ``"latest"``, ``"earliest"`` or ``"score"``.
+
+    A question with "last", "latest" or "most recent" is ordered latest first;
+    with "first" or "earliest", earliest first; a "when" question without
+    either, latest first too; anything else by evidence score.
+    """
+    if _LAST_RE.search(question):
+        return "latest"
+    if _FIRST_RE.search(question):
+        return "earliest"
+    if _WHEN_RE.search(question):
+        return "latest"
+    return "score"
+
+
+def search_words(question: str) -> str:
+    """``question`` without its :data:`QUESTION_WORDS` and dates: what is searched."""
+    text = _US_RE.sub(" ", _ISO_RE.sub(" ", question))
+    words = re.findall(r"\S+", text)
+    kept = [w for w in words if re.sub(r"[^\w]", "", w).lower() not in QUESTION_WORDS]
+    return " ".join(kept)
+
+
+def question_date(question: str) -> dt.date | None:
+    """A date written in the question (``2020-12-25`` or ``12/25/2020``), or ``None``.
+
+    Raises:
+        QueryError: the question holds something shaped like a date that is not one (``2020-02-31``).
+    """
+    for rx, order in ((_ISO_RE, "ymd"), (_US_RE, "mdy")):
+        m = rx.search(question)
+        if m:
+            a, b, c = (int(x) for x in m.groups())
+            y, mo, d = (a, b, c) if order == "ymd" else (c + (2000 if c < 100 else 0), a, b)
+            try:
+                return dt.date(y, mo, d)
+            except ValueError:
+                raise QueryError(f"{m.group(0)!r} in the question is not a real date.") from None
+    return None
+
+
+@dataclass(frozen=True)
+class SupportRow:
+    """One operation row quoted on an answer card.
+
+    Attributes:
+        row_id: ``D038-r08``.
+        report: the report's file name.
+        label: ``D038``.
+        report_number: RPT NUM.
+        date: RPT DATE.
+        start, end: FROM and TO times as printed (``end`` ``""`` when blank).
+        page: page number from 1.
+        row: row index from 0.
+        text: the row's OPERATIONS text, verbatim.
+        score: fused retrieval score of the row's best chunk.
+        cosine: cosine similarity of that chunk to the searched words.
+        coverage: IDF-weighted share of the searched terms the row's text holds, 0 to 1.
+        evidence: ``(cosine + coverage) / 2``.
+        margin: ``evidence`` minus the mean evidence of the other candidate
+            rows of the same question (0 when it is the only one).
+        support: ``evidence + margin``, compared with the threshold.
+    """
+
+    row_id: str
+    report: str
+    label: str
+    report_number: int
+    date: dt.date
+    start: str
+    end: str
+    page: int
+    row: int
+    text: str
+    score: float
+    cosine: float
+    coverage: float
+    evidence: float
+    margin: float = 0.0
+    support: float = 0.0
+
+    @property
+    def when(self) -> str:
+        """``2020-11-26 23:30-04:00``."""
+        return f"{self.date.isoformat()} {self.start}-{self.end or '?'}"
+
+
+@dataclass
+class AnswerCard:
+    """The extractive answer to one question.
+
+    Attributes:
+        question: as asked.
+        searched: the words searched (:func:`search_words`).
+        order: ``"latest"``, ``"earliest"`` or ``"score"`` (:func:`question_order`).
+        rows: supporting rows, in card order (empty when not found).
+        candidates: the ``k`` best rows looked at, supporting or not, best first.
+        threshold: the support threshold used.
+        note: a sentence about the question's date when it names one (for
+            example that the day has no report); ``""`` otherwise.
+    """
+
+    question: str
+    searched: str
+    order: str
+    rows: list[SupportRow]
+    candidates: list[SupportRow]
+    threshold: float
+    note: str = ""
+
+    @property
+    def found(self) -> bool:
+        """Whether at least one row supports an answer."""
+        return bool(self.rows)
+
+    @property
+    def evidence(self) -> float:
+        """The best evidence among the candidates (0 when there are none)."""
+        return max((r.evidence for r in self.candidates), default=0.0)
+
+    @property
+    def support(self) -> float:
+        """The best support among the candidates (0 when there are none): what is compared with the threshold."""
+        return max((r.support for r in self.candidates), default=0.0)
+
+    @property
+    def top(self) -> SupportRow | None:
+        """The first supporting row, or ``None``."""
+        return self.rows[0] if self.rows else None
+
+    def groups(self) -> list[tuple[str, list[SupportRow]]]:
+        """Supporting rows grouped by report, reports in card order: ``[(label, rows), ...]``."""
+        out: dict[str, list[SupportRow]] = {}
+        for r in self.rows:
+            out.setdefault(r.label, []).append(r)
+        return list(out.items())
+
+    def to_text(self, width: int = 79) -> str:
+        """The card as plain text, lines at most ``width`` characters (quotes wrap, never cut)."""
+        import textwrap
+
+        lines = [f"Q: {self.question}"]
+        if self.note:
+            lines += textwrap.wrap(self.note, width)
+        if not self.found:
+            lines.append(f"Not found in these reports (best support {self.support:.2f} < {self.threshold:.3f}).")
+            return "\n".join(lines)
+        how = {"latest": "latest first", "earliest": "earliest first", "score": "best supported first"}[self.order]
+        lines.append(f"{len(self.rows)} supporting row(s) in {len(self.groups())} report(s), {how}:")
+        for label, rows in self.groups():
+            r0 = rows[0]
+            lines.append(f"{label}  report {r0.report_number}, {r0.date.isoformat()}, page {r0.page}")
+            for r in rows:
+                lines.append(f"  [{r.row_id}] {r.start}-{r.end or '?'} (evidence {r.evidence:.2f}, "
+                             f"support {r.support:.2f})")
+                lines += textwrap.wrap(f'"{r.text}"', width, initial_indent="    ", subsequent_indent="    ")
+        return "\n".join(lines)
+
+
+def with_margins(rows: Sequence[SupportRow]) -> list[SupportRow]:
+    """``rows`` (the candidates of one question) with ``margin`` and ``support`` filled in.
+
+    margin = the row's evidence minus the mean evidence of the other rows (0
+    for a single row); support = evidence + margin, between -1 and 2. A
+    question the reports answer usually has one or a few rows that stand out;
+    one about an event that never happened retrieves a flat field of partial
+    matches, whose best row has a small margin. The margin was chosen over the
+    best row's lead on the second one on the development questions only
+    (chapters/05-answers-with-sources.ipynb).
+    """
+    rows = list(rows)
+    total = sum(r.evidence for r in rows)
+    out = []
+    for r in rows:
+        margin = r.evidence - (total - r.evidence) / (len(rows) - 1) if len(rows) > 1 else 0.0
+        out.append(dataclasses.replace(r, margin=margin, support=r.evidence + margin))
+    return out
+
+
+def calibrate_threshold(answerable: Sequence[float], unanswerable: Sequence[float]) -> float:
+    """The threshold on a score (here each question's best support) with the best balanced accuracy.
+
+    Balanced accuracy = (share of ``answerable`` at or above the threshold +
+    share of ``unanswerable`` below it) / 2. Candidates are the midpoints
+    between consecutive distinct values (and one below the lowest);
+    ties go to the lowest threshold. The result is rounded to 3 decimals.
+
+    Raises:
+        ValueError: either list is empty.
+    """
+    if not len(answerable) or not len(unanswerable):
+        raise ValueError("calibrate_threshold needs at least one answerable and one unanswerable evidence value")
+    values = sorted(set(float(v) for v in (*answerable, *unanswerable)))
+    candidates = [values[0] - 1e-3] + [(a + b) / 2 for a, b in zip(values, values[1:])] + [values[-1] + 1e-3]
+    ans, una = np.asarray(answerable, float), np.asarray(unanswerable, float)
+    best_t, best = None, -1.0
+    for t in candidates:
+        ba = ((ans >= t).mean() + (una < t).mean()) / 2
+        if ba > best + 1e-12:
+            best_t, best = t, ba
+    return round(best_t, 3)
+
+
+class Answerer:
+    """Builds answer cards over a set of reports with the default hybrid pipeline.
+
+    Args:
+        reports: the reports to answer from (the sample or the archive).
+        retriever: an indexed :class:`ddrsearch.retrieval.fusion.HybridRetriever` over
+            those reports' operation chunks (default: built with
+            :func:`ddrsearch.retrieval.pipeline.build_retriever`).
+        threshold: support a row needs (default :data:`ANSWER_THRESHOLD`).
+
+    Raises:
+        TypeError: ``retriever`` is not a hybrid retriever (evidence needs both legs).
+    """
+
+    def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD):
+        from ddrsearch.retrieval.hybrid import HybridRetriever
+
+        self.reports = list(reports)
+        self.by_name = {r.file_name: r for r in self.reports}
+        if retriever is None:
+            from ddrsearch.retrieval.pipeline import build_retriever
+
+            retriever = build_retriever("hybrid", self.reports)
+        if not isinstance(retriever, HybridRetriever):
+            raise TypeError(f"Answerer needs a HybridRetriever (BM25 and dense legs), not {type(retriever).__name__}")
+        self.retriever = retriever
+        self.threshold = threshold
+        self._df: dict[str, int] | None = None
+
+    def _terms(self, words: str) -> set[str]:
+        return set(self.retriever.bm25.tokenize(words))
+
+    def idf(self, term: str) -> float:
+        """Lucene IDF of ``term`` over the indexed passages: ln(1 + (N - df + 0.5) / (df + 0.5)).
+
+        A term no passage holds gets the largest IDF: the question asks for
+        something the reports never write, and that weighs against an answer.
+        """
+        if self._df is None:
+            df: dict[str, int] = {}
+            for p in self.retriever.passages:
+                for t in self._terms(p.indexed_text):
+                    df[t] = df.get(t, 0) + 1
+            self._df = df
+        n, d = len(self.retriever.passages), self._df.get(term, 0)
+        return math.log(1 + (n - d + 0.5) / (d + 0.5))
+
+    def evidence(self, words: str, text: str, cosine: float) -> tuple[float, float]:
+        """``(coverage, evidence)`` of a row's ``text`` for the searched ``words``.
+
+        coverage = the IDF-weighted share of the words' search terms (the BM25
+        leg's tokenizer, abbreviations expanded) that ``text`` holds: rare
+        words count more, words absent from every report count most;
+        evidence = (cosine + coverage) / 2, between 0 and 1 for a cosine in [0, 1].
+        """
+        terms = self._terms(words)
+        if not terms:
+            return 0.0, cosine / 2
+        held = self._terms(text)
+        weights = {t: self.idf(t) for t in terms}
+        coverage = sum(w for t, w in weights.items() if t in held) / sum(weights.values())
+        return coverage, (cosine + coverage) / 2
+
+    def candidates(self, words: str, k: int = 5) -> list[SupportRow]:
+        """The ``k`` best operation rows for ``words`` by fused score, each scored for evidence and margin."""
+        fused = self.retriever.passage_scores(words)
+        cosine = self.retriever.dense.passage_scores(words)
+        out: list[SupportRow] = []
+        seen: set[tuple[str, int]] = set()
+        for i in self.retriever.top_passages(fused, None):
+            p = self.retriever.passages[i]
+            if p.kind != "operation" or (p.report, p.row) in seen:
+                continue
+            seen.add((p.report, p.row))
+            out.append(self._support_row(i, words, fused, cosine))
+            if len(out) == k:
+                break
+        return with_margins(out)
+
+    def _support_row(self, i: int, words: str, fused: np.ndarray, cosine: np.ndarray) -> SupportRow:
+        p = self.retriever.passages[i]
+        report = self.by_name[p.report]
+        row = report.operations[p.row]
+        cos = float(cosine[i])
+        coverage, ev = self.evidence(words, row.operations, cos)
+        return SupportRow(
+            row_id=row_id(report, row), report=report.file_name, label=short_name(report),
+            report_number=report.report_number, date=report.report_date, start=row.start, end=row.end,
+            page=row.page, row=row.index, text=row.operations, score=float(fused[i]), cosine=cos,
+            coverage=coverage, evidence=ev,
+        )
+
+    def _structured_match(self, question: str):
+        """The retriever's structured-path match for ``question``; ``None`` for a retriever without one."""
+        structured = getattr(self.retriever, "structured_match", None)
+        return structured(question) if structured is not None else None
+
+    def depth_answer(self, question: str) -> tuple[str, list[SupportRow]] | None:
+        """The typed-field answer to a "which day did we pass N ft?" question, or ``None``.
+
+        Words cannot answer it (no row says "passed 8,000 ft"); the MD field of
+        each report can: the retriever's structured path
+        (:class:`ddrsearch.retrieval.structured.StructuredIndex`, kind ``"depth_passed"``)
+        names the first report whose MD is at least N ft. The rows quoted are
+        that report's operation rows printing a depth from N to that MD
+        (:func:`ddrsearch.retrieval.rowchoice.prints_depth`): where the bit passed N;
+        failing those, the rows printing a depth of that day's drilled
+        interval near N (the structured path's range). When no earlier report
+        gives a plausible MD, or the latest that does is more than a day
+        older, the depth may have been passed on a day these reports do not
+        show: the note says so (and between which two reports), and no row
+        is quoted; unless a drilling row of the report prints an interval
+        across N (:func:`ddrsearch.retrieval.rowchoice.drills_across`, as ``drill from
+        7,990' to 8,024'``), which shows the day: those rows are quoted.
+
+        When no report reaches N, or N is given in metres, the note says so
+        (with the deepest MD) and no row is quoted. A question naming several
+        depths is answered for the first, and the note says so.
+
+        Returns:
+            ``(note, rows)``: a sentence naming the report(s), dates and MD,
+            and the rows (none when no row prints such a depth or the day is
+            not known); ``None`` when the retriever has no structured path or
+            the question asks no depth passed.
+        """
+        typed = self._depth_answer(question)
+        depths = asked_depths(question)[0]
+        if typed is not None and len(depths) > 1:  # one depth per question: say which one is answered
+            typed = (typed[0] + f" The question names {len(depths)} depths; this answers the first, "
+                     f"{depths[0]:,g} ft: ask about each in turn.", typed[1])
+        return typed
+
+    def _depth_answer(self, question: str) -> tuple[str, list[SupportRow]] | None:
+        """:meth:`depth_answer` for the first depth the question names."""
+        from ddrsearch.retrieval.rowchoice import drills_across, prints_depth
+        from ddrsearch.retrieval.structured import plausible
+
+        match = self._structured_match(question)
+        depths, metres = asked_depths(question)
+        if match is None and (depths or metres) and getattr(self.retriever, "structured", 0) > 0:
+            if metres and not depths:
+                return "Depths are read in feet here: ask, e.g., 'which day did we pass 8,000 ft?'.", []
+            deepest = max((r for r in self.reports if plausible("md_ft", r.md_ft) is not None),
+                          key=lambda r: (r.md_ft, r.report_date), default=None)
+            if deepest is not None and depths and depths[0] > 0:
+                return (f"No report here gives an MD of {depths[0]:,g} ft or more: the deepest is "
+                        f"{deepest.md_ft:,.0f} ft, in {short_name(deepest)} ({deepest.report_date.isoformat()})."), []
+        if match is None or match.kind != "depth_passed" or match.depth is None or match.value is None:
+            return None
+        (name,) = match.scores
+        report = self.by_name[name]
+        said = f"From the typed fields ({match.detail}): "
+        earlier = [r for r in self.reports if r.report_date < report.report_date
+                   and plausible("md_ft", r.md_ft) is not None]
+        before = max(earlier, key=lambda r: (r.report_date, r.file_name)) if earlier else None
+        depth, md = match.value, match.depth[1]
+
+        def rows_where(test) -> list[int]:
+            """Positions of the report's operation rows whose OPERATIONS text passes ``test``."""
+            out, seen = [], set()
+            for i, p in enumerate(self.retriever.passages):
+                if p.report == name and p.kind == "operation" and p.row not in seen \
+                        and test(report.operations[p.row].operations):
+                    seen.add(p.row)
+                    out.append(i)
+            return out
+
+        found = f"{short_name(report)}, {report.report_date.isoformat()}, MD {md:,.0f} ft; "
+        if before is None or (report.report_date - before.report_date).days > 1:
+            # a drilling row across the depth ("drill from 7,990' to 8,024'") shows the day, though no report
+            # just before gives an MD
+            crossing = rows_where(lambda text: drills_across(text, depth))
+            if not crossing:
+                if before is None:
+                    return (said + f"{short_name(report)} ({report.report_date.isoformat()}, MD {md:,.0f} ft) is the "
+                            "first of these reports to give an MD, and none of its drilling rows crosses "
+                            f"{depth:,.0f} ft, so the day the depth was passed is not known."), []
+                return (said + f"passed between {short_name(before)} ({before.report_date.isoformat()}, MD "
+                        f"{before.md_ft:,.0f} ft) and {short_name(report)} ({report.report_date.isoformat()}, MD "
+                        f"{md:,.0f} ft); no report between them gives an MD, so the day is not known."), []
+            spans = [crossing]
+            lead = (f"the last earlier report here with an MD is {short_name(before)} "
+                    f"({before.report_date.isoformat()}), but " if before is not None
+                    else "it is the first of these reports to give an MD, but ")
+            found += lead + f"a drilling row of {short_name(report)} crosses {depth:,.0f} ft; "
+        else:
+            spans = [rows_where(lambda text: prints_depth(text, (depth, md))),
+                     rows_where(lambda text: prints_depth(text, match.depth))]
+        note = said + found + "its rows printing the depth are quoted whatever their support."
+        words = search_words(question)
+        fused = self.retriever.passage_scores(words)
+        cosine = self.retriever.dense.passage_scores(words)
+        for positions in spans:
+            if positions:
+                return note, with_margins([self._support_row(i, words, fused, cosine) for i in positions])
+        return said + found + "no row of it prints a depth near the one asked.", []
+
+    def extreme_answer(self, question: str) -> str | None:
+        """The typed-field answer to a "highest mud weight" question, as a sentence, or ``None``.
+
+        The structured path (kind ``"extreme"``) reads the field's value in
+        every report; the highest (lowest) and the report(s) holding it are
+        named. Rows are not quoted from it: the value is printed in a table
+        (MUD, PUMPS, DRILL BITS, header), not in an operation row, so the card
+        goes on to search the words and this sentence is its note.
+        """
+        from ddrsearch.reading.fields import FIELDS
+
+        match = self._structured_match(question)
+        if match is None or match.kind != "extreme" or match.value is None or not match.field:
+            return None
+        if _LIMIT_RE.search(question):  # "in December", "below 5000 ft": a limit the typed path does not apply
+            return None
+        spec = next(f for f in FIELDS if f.name == match.field)
+        best = sorted((self.by_name[n] for n in match.holders or match.scores if n in self.by_name),
+                      key=lambda r: (r.report_date, r.file_name))
+        where = ", ".join(f"{short_name(r)} ({r.report_date.isoformat()})" for r in best)
+        table = "the header" if spec.source == "header" else f"the {spec.source} table"
+        most, _, within = match.detail.partition(f" {match.field}")
+        number = re.compile(rf"(?<![\d.]){re.escape(f'{match.value:g}')}(?![\d]|\.\d)")
+        printed = [row_id(r, op) for r in best for op in r.operations
+                   if number.search(re.sub(r"(?<=\d),(?=\d{3})", "", op.operations))]
+        if len(printed) > 1:
+            rows_say = f"The operation rows {', '.join(printed)} print the number too; "
+        elif printed:
+            rows_say = f"The operation row {printed[0]} prints the number too; "
+        else:
+            rows_say = f"No operation row of {'these reports' if len(best) > 1 else short_name(best[0])} prints it; "
+        return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
+                f"reports{within} is {match.value:,g} {spec.unit}, in {where}. " + rows_say
+                + "the rows below are what a search for the question's words finds.")
+
+    def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
+        """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
+
+        The ``k`` best rows decide whether the question is answered; they
+        are the best by score, not the latest, so the latest such event can
+        rank below them (a new reader's "when did we last trip out?" got a
+        trip nine days before the last one). Rows among the
+        :data:`WHEN_POOL` best are added when they reach the same threshold
+        with their margin taken over the same ``k`` candidates:
+        ``support = evidence + (evidence - mean evidence of the candidates)``.
+        """
+        mean = sum(c.evidence for c in cands) / len(cands)
+        have = {c.row_id for c in cands}
+        more = []
+        for r in self.candidates(words, k=WHEN_POOL):
+            support = 2 * r.evidence - mean
+            if r.row_id not in have and support >= self.threshold:
+                more.append(dataclasses.replace(r, margin=r.evidence - mean, support=support))
+        return more
+
+    def ask(self, question: str, k: int = 5) -> AnswerCard:
+        """Answer ``question`` with a card of supporting rows.
+
+        Args:
+            question: the engineer's question, e.g. ``"when did we last get stuck?"``.
+            k: operation rows looked at (the card quotes those of them that
+                reach the threshold). Margins are taken over these ``k`` rows;
+                :data:`ANSWER_THRESHOLD` was calibrated with ``k = 5``. A
+                "last"/"first" question that is answered also quotes the rows
+                among the :data:`WHEN_POOL` best that reach the threshold
+                against the same ``k`` rows, so the latest (earliest) event
+                is not missed for ranking sixth.
+
+        Returns:
+            An :class:`AnswerCard`; ``found`` is false when no row reaches
+            the threshold. A "which day did we pass N ft?" question that the
+            reports' MD fields answer (:meth:`depth_answer`) quotes that
+            report's rows printing the depth, whatever their support, and
+            says so in ``note``. A question naming a date (``2020-12-25`` or
+            ``12/25/2020``) looks only at that day's report and, when the day
+            has no report, says so in ``note`` and is not found.
+
+        Raises:
+            QueryError: the question is empty, or has nothing to search once
+                question words and stop words are removed (the message of
+                ``ddrsearch search``).
+            ValueError: ``k < 1``.
+        """
+        check_query(question)
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        words = search_words(question)
+        if not self._terms(words):
+            if question_date(question) is not None:
+                raise QueryError(f"The question {question!r} names a day but nothing to look for on it; say what, "
+                                 "e.g. 'stuck on 2020-11-26' or 'what was drilled on 11/26/2020'.")
+            raise QueryError(f"The query {question!r} has no searchable words (only stop words or punctuation).")
+        order = question_order(question)
+        day = question_date(question)
+        note = ""
+        typed = self.depth_answer(question) if day is None else None
+        if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
+            note, rows = typed
+            if rows:
+                return AnswerCard(question=question, searched=words, order="earliest", rows=rows,
+                                  candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
+        elif day is None:
+            note = self.extreme_answer(question) or ""
+        cands = self.candidates(words, k=k if day is None else len(self.retriever.passages))
+        if day is not None:
+            from ddrsearch.answers.sources import day_status
+
+            status = day_status(day, self.reports)
+            note = status.sentence
+            cands = with_margins([c for c in cands if c.date == day][:k])
+        rows = [c for c in cands if c.support >= self.threshold]
+        if rows and day is None and order in ("latest", "earliest"):
+            rows += self._more_of_the_same(words, cands)
+        if order == "latest":
+            rows.sort(key=lambda r: (-r.date.toordinal(), -r.support, r.row))
+        elif order == "earliest":
+            rows.sort(key=lambda r: (r.date.toordinal(), -r.support, r.row))
+        else:
+            rows.sort(key=lambda r: (-r.support, -r.score, r.report, r.row))
+        first: dict[str, int] = {}
+        for i, r in enumerate(rows):
+            first.setdefault(r.label, i)
+        # grouped by report in that order; within a report, the table's order for a
+        # "when" question, the best supported first otherwise
+        rows = sorted(rows, key=lambda r: (first[r.label], r.row if order != "score" else -r.support))
+        return AnswerCard(question=question, searched=words, order=order, rows=rows, candidates=cands,
+                          threshold=self.threshold, note=note)
+
+
+def is_correct(card: AnswerCard, relevant: Sequence[str]) -> bool:
+    """Whether the card answers and its top row comes from one of the ``relevant`` report file names."""
+    return card.found and card.top.report in set(relevant)
+

@@ -1,0 +1,221 @@
+"""Optional generated answers through an OpenAI-compatible chat endpoint, and a citation checker.
+
+Generation is optional: the extractive answer card (:mod:`ddrsearch.answers.answerer`)
+is always the answer of record. When an endpoint is configured, the rows of
+the card are listed in a prompt, numbered by their row ids (``[D038-r08]``),
+and the model is asked to answer citing them. :func:`check_citations` then
+flags every sentence without a citation and every cited id that was not in
+the prompt, so an unsupported sentence is never shown as supported
+(chapters/05-answers-with-sources.ipynb).
+
+Configuration (environment variables):
+
+``DDRSEARCH_LLM_URL``
+    Base URL of an OpenAI-compatible API, e.g. ``http://127.0.0.1:11434/v1``
+    (Ollama) or ``http://127.0.0.1:8080/v1`` (llama.cpp server). Unset: no
+    generation.
+``DDRSEARCH_LLM_MODEL``
+    Model name the server knows (e.g. ``llama3.2``); default ``"default"``.
+``DDRSEARCH_LLM_TIMEOUT``
+    Seconds to wait for the answer; default 30.
+
+The client is the standard library's ``urllib``: one POST to
+``{URL}/chat/completions`` with ``{"model", "messages", "temperature": 0}``;
+the answer is ``choices[0].message.content`` (the OpenAI chat completions
+format, which Ollama and llama.cpp serve too).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ddrsearch import settings
+from ddrsearch.errors import GenerationError
+
+__all__ = [
+    "CITATION_RE",
+    "CitationCheck",
+    "GenerationError",
+    "LLMConfig",
+    "build_prompt",
+    "chat",
+    "check_citations",
+    "llm_config",
+    "split_sentences",
+]
+
+#: A citation: one or more row ids in square brackets, ``[D038-r08]`` or ``[D038-r08, D039-r02]``.
+CITATION_RE = re.compile(r"\[((?:[A-Z]\d{3}-r\d{2,})(?:\s*[,;]\s*[A-Z]\d{3}-r\d{2,})*)\]")
+_ID_RE = re.compile(r"[A-Z]\d{3}-r\d{2,}")
+
+SYSTEM_PROMPT = (
+    "You answer questions about daily drilling reports using ONLY the numbered report rows given. "
+    "End every sentence with the id(s) of the row(s) that support it in square brackets, e.g. [D038-r08]. "
+    "If the rows do not answer the question, say: Not found in these reports."
+)
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Where the chat endpoint is: ``url`` (base, ending before ``/chat/completions``), ``model``, ``timeout`` (seconds)."""
+
+    url: str
+    model: str = "default"
+    timeout: float = 30.0
+
+
+def llm_config(environ: dict | None = None) -> LLMConfig | None:
+    """The endpoint configured by ``DDRSEARCH_LLM_URL``/``_MODEL``/``_TIMEOUT``, or ``None`` when no URL is set.
+
+    Raises:
+        GenerationError: the URL is not http(s), or the timeout is not a positive number.
+    """
+    def get(name: str) -> str | None:
+        if environ is None:
+            return settings.get(name)
+        return str(environ.get(name, "")).strip() or None
+
+    url = get("DDRSEARCH_LLM_URL") or ""
+    if not url:
+        return None
+    if not re.match(r"^https?://[^/\s]", url):
+        raise GenerationError(f"DDRSEARCH_LLM_URL={url!r} is not an http(s) address (e.g. http://127.0.0.1:11434/v1).")
+    raw = get("DDRSEARCH_LLM_TIMEOUT") or "30"
+    try:
+        timeout = float(raw)
+    except ValueError:
+        timeout = -1.0
+    if not timeout > 0:
+        raise GenerationError(f"DDRSEARCH_LLM_TIMEOUT={raw!r} must be a positive number of seconds.")
+    return LLMConfig(url=url.rstrip("/"), model=get("DDRSEARCH_LLM_MODEL") or "default", timeout=timeout)
+
+
+def build_prompt(question: str, rows: Sequence) -> list[dict]:
+    """Chat messages for ``question`` with the card's ``rows`` listed and numbered by row id.
+
+    Args:
+        question: the question.
+        rows: :class:`ddrsearch.answers.answerer.SupportRow` objects (anything with
+            ``row_id``, ``date``, ``start``, ``end``, ``text``).
+
+    Returns:
+        ``[{"role": "system", ...}, {"role": "user", ...}]``; the user message
+        lists one row per line: ``[D038-r08] 2020-11-26 23:30-04:00: <text>``.
+    """
+    listed = "\n".join(f"[{r.row_id}] {r.date.isoformat()} {r.start}-{r.end or '?'}: {r.text}" for r in rows)
+    user = f"Report rows:\n{listed or '(none)'}\n\nQuestion: {question}\nAnswer, citing row ids:"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def chat(messages: list[dict], config: LLMConfig) -> str:
+    """Send ``messages`` to the endpoint and return the answer text.
+
+    Raises:
+        GenerationError: one line saying what went wrong: no answer within
+            ``config.timeout`` seconds, the server could not be reached, an
+            HTTP error status, or a reply not in the chat completions format.
+    """
+    body = json.dumps({"model": config.model, "messages": messages, "temperature": 0}).encode("utf-8")
+    request = urllib.request.Request(
+        f"{config.url}/chat/completions", data=body, method="POST",
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+    )
+    where = f"{config.url}/chat/completions"
+    try:
+        with urllib.request.urlopen(request, timeout=config.timeout) as response:
+            payload = response.read()
+    except urllib.error.HTTPError as exc:
+        raise GenerationError(f"LLM endpoint {where} answered HTTP {exc.code} ({exc.reason}).") from None
+    except TimeoutError:
+        raise GenerationError(f"LLM endpoint {where} did not answer within {config.timeout:g} s.") from None
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+            raise GenerationError(f"LLM endpoint {where} did not answer within {config.timeout:g} s.") from None
+        raise GenerationError(f"LLM endpoint {where} could not be reached ({exc.reason}).") from None
+    except OSError as exc:
+        raise GenerationError(f"LLM endpoint {where} failed ({exc}).") from None
+    try:
+        content = json.loads(payload)["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise GenerationError(f"LLM endpoint {where} answered, but not in the chat completions format.") from None
+    if not isinstance(content, str):
+        raise GenerationError(f"LLM endpoint {where} answered a non-text message.")
+    return content.strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split an answer into sentences: after ``.``, ``!`` or ``?`` (and any closing citation) followed by space.
+
+    A citation right after the full stop (``... stuck. [D038-r08]``) stays with
+    its sentence; decimals such as ``32.6`` are not split.
+    """
+    text = " ".join(text.split())
+    if not text:
+        return []
+    parts = re.split(r"(?<=[.!?])((?:\s*\[[^\]]*\])*)\s+(?=[A-Z\"'(])", text)
+    out: list[str] = []
+    for i in range(0, len(parts), 2):
+        s = parts[i] + (parts[i + 1] if i + 1 < len(parts) else "")
+        if s.strip():
+            out.append(s.strip())
+    return out
+
+
+@dataclass
+class CitationCheck:
+    """Result of :func:`check_citations`.
+
+    Attributes:
+        sentences: ``(sentence, cited ids)`` in order.
+        uncited: sentences without any citation.
+        unknown: cited ids that were not in the prompt, in order of first use.
+    """
+
+    sentences: list[tuple[str, list[str]]] = field(default_factory=list)
+    uncited: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every sentence cites and every citation was in the prompt."""
+        return bool(self.sentences) and not self.uncited and not self.unknown
+
+    def report(self) -> str:
+        """One line per flag (or one line saying all is supported)."""
+        if self.ok:
+            return f"All {len(self.sentences)} sentence(s) cite rows that were in the prompt."
+        lines = [f"NO CITATION: {s}" for s in self.uncited]
+        lines += [f"NOT IN THE PROMPT: {i}" for i in self.unknown]
+        if not self.sentences:
+            lines.append("The answer is empty.")
+        return "\n".join(lines)
+
+
+def check_citations(answer: str, allowed: Sequence[str]) -> CitationCheck:
+    """Flag sentences of ``answer`` without a citation and cited ids not in ``allowed``.
+
+    Args:
+        answer: the generated (or hand-written) answer.
+        allowed: the row ids listed in the prompt.
+
+    Returns:
+        A :class:`CitationCheck`. A sentence that is only "Not found in these
+        reports." needs no citation.
+    """
+    allowed_set = set(allowed)
+    check = CitationCheck()
+    for sentence in split_sentences(answer):
+        ids = [i for m in CITATION_RE.finditer(sentence) for i in _ID_RE.findall(m.group(1))]
+        check.sentences.append((sentence, ids))
+        if not ids and not re.fullmatch(r"not found in these reports\.?", sentence.strip(), re.I):
+            check.uncited.append(sentence)
+        for i in ids:
+            if i not in allowed_set and i not in check.unknown:
+                check.unknown.append(i)
+    return check

@@ -1,0 +1,289 @@
+"""Patterns across days: jumps in a daily series, event sequences, numeric answers.
+
+Three tools for the questions text search handles badly (chapter
+chapters/13-patterns-across-days.ipynb):
+
+* :func:`find_jumps` flags day-over-day changes that stand out from the
+  series' own spread, by the modified z-score of Iglewicz and Hoaglin (1993):
+  ``z = 0.6745 * (d - median(d)) / MAD`` with ``MAD = median(|d - median(d)|)``;
+  a change is a jump when ``|z| > k``, and ``k = 3.5`` is their recommended
+  cut-off. No threshold is typed in feet or pounds: it comes from the data.
+* :func:`event_sequence` puts the operation rows that several searches find
+  in date and row order, with their hours, code and NPT cell.
+* :func:`first_reaching` and :func:`extreme` answer numeric questions ("which
+  day did MD pass 10,000 ft?", "the highest mud weight and when") from the
+  typed fields of :mod:`ddrsearch.reading.fields`, citing the report, the field as
+  printed and the operation row that shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ddrsearch.errors import PatternError
+
+__all__ = [
+    "DEFAULT_K",
+    "Answer",
+    "JumpResult",
+    "event_sequence",
+    "extreme",
+    "find_jumps",
+    "first_reaching",
+    "rows_mentioning_depth",
+]
+
+#: Cut-off on the modified z-score (Iglewicz and Hoaglin, 1993, "How to detect and handle outliers").
+DEFAULT_K = 3.5
+
+#: 0.6745 is the 0.75 quantile of the standard normal: with it, MAD estimates one standard deviation.
+_NORMAL_MAD = 0.6745
+
+
+@dataclass
+class JumpResult:
+    """Day-over-day changes of a series and the ones flagged as jumps.
+
+    Attributes:
+        table: pandas DataFrame, one row per change: ``label`` (the later
+            day's label, e.g. report name), ``previous``, ``value``,
+            ``change`` (value - previous), ``z`` (modified z-score) and
+            ``jump`` (``|z| > k``).
+        median: median change, in the series' unit.
+        mad: median absolute deviation of the changes.
+        k: the cut-off used.
+        low, high: changes below ``low`` or above ``high`` are jumps
+            (``median -/+ k * MAD / 0.6745``).
+        note: how the spread was measured (the fallback when MAD is 0).
+    """
+
+    table: object
+    median: float
+    mad: float
+    k: float
+    low: float
+    high: float
+    note: str = ""
+
+    @property
+    def jumps(self):
+        """The rows of :attr:`table` flagged as jumps."""
+        return self.table[self.table["jump"]]
+
+
+def find_jumps(values: Sequence[float | None], labels: Sequence[object] | None = None, *,
+               k: float = DEFAULT_K) -> JumpResult:
+    """Flag day-over-day changes of a series larger than its own spread allows.
+
+    Missing values (``None``/NaN) are skipped: a change is taken between
+    consecutive *printed* values, so a blank day does not make a jump.
+
+    Args:
+        values: the daily series, in date order (e.g. torque in ft-lbf).
+        labels: one label per value (report names or dates); positions when ``None``.
+        k: cut-off on the modified z-score; :data:`DEFAULT_K` = 3.5.
+
+    Returns:
+        A :class:`JumpResult`. When MAD is 0 (more than half the changes are
+        equal) the spread is the mean absolute deviation times 1.2533
+        (Iglewicz and Hoaglin's fallback) and ``note`` says so.
+
+    Raises:
+        PatternError: fewer than 3 printed values (fewer than 2 changes), or
+            ``labels`` of another length.
+    """
+    import numpy as np
+    import pandas as pd
+
+    values = list(values)
+    labels = list(range(len(values))) if labels is None else list(labels)
+    if len(labels) != len(values):
+        raise PatternError(f"{len(values)} values but {len(labels)} labels; give one label per value.")
+    kept = [(lab, float(v)) for lab, v in zip(labels, values) if v is not None and not np.isnan(float(v))]
+    if len(kept) < 3:
+        raise PatternError(f"only {len(kept)} printed value(s); a jump needs at least 3 values (2 changes).")
+    prev = np.array([v for _, v in kept[:-1]])
+    cur = np.array([v for _, v in kept[1:]])
+    d = cur - prev
+    med = float(np.median(d))
+    mad = float(np.median(np.abs(d - med)))
+    note = "spread: median absolute deviation (MAD) of the changes"
+    if mad > 0:
+        scale = mad / _NORMAL_MAD
+    else:
+        scale = float(np.mean(np.abs(d - med))) * 1.2533
+        note = "MAD is 0 (most changes are equal); spread: mean absolute deviation x 1.2533"
+    z = (d - med) / scale if scale > 0 else np.zeros_like(d)
+    table = pd.DataFrame({"label": [lab for lab, _ in kept[1:]], "previous": prev, "value": cur, "change": d,
+                          "z": np.round(z, 2), "jump": np.abs(z) > k})
+    return JumpResult(table, med, mad, k, med - k * scale, med + k * scale, note)
+
+
+def event_sequence(retriever, queries: Sequence[str], operations, *, k: int = 10, reports: Sequence[str] | None = None):
+    """Operation rows found by several searches, in the order they happened.
+
+    Args:
+        retriever: an indexed retriever whose hits carry an operation ``row``
+            (the default hybrid pipeline, or BM25 over operation chunks).
+        queries: the searches, e.g. ``["stuck pipe", "fishing", "milling"]``.
+        operations: :func:`ddrsearch.reading.fields.operations_table` of the same reports.
+        k: hits per query.
+        reports: keep only these report file names (a window of days); all when ``None``.
+
+    Returns:
+        pandas DataFrame: the operation rows (columns of ``operations``) hit by
+        at least one query, one row each, sorted by date then row, with
+        ``queries`` (which searches found it, ``"; "``-joined) and ``best_rank``.
+        Hits without a row (whole-report hits) are left out and counted in
+        ``frame.attrs["without_row"]``.
+    """
+    import pandas as pd
+
+    found: dict[tuple[str, int], dict] = {}
+    without_row = 0
+    for q in queries:
+        for hit in retriever.search(q, k=k):
+            if reports is not None and hit.report not in reports:
+                continue
+            if hit.row is None:
+                without_row += 1
+                continue
+            entry = found.setdefault((hit.report, hit.row), {"queries": [], "best_rank": hit.rank})
+            entry["queries"].append(q)
+            entry["best_rank"] = min(entry["best_rank"], hit.rank)
+    keys = pd.DataFrame([{"report": r, "row": row, "queries": "; ".join(v["queries"]), "best_rank": v["best_rank"]}
+                         for (r, row), v in found.items()], columns=["report", "row", "queries", "best_rank"])
+    out = operations.merge(keys, on=["report", "row"], how="inner")
+    out = out.sort_values(["date", "report_number", "row"]).reset_index(drop=True)
+    out.attrs["without_row"] = without_row
+    return out
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A numeric answer with its evidence.
+
+    Attributes:
+        question: the question answered.
+        value: the number, in ``unit``.
+        unit: its unit.
+        report: the report's file name; ``report_number``, ``date`` its identity.
+        field: the typed field used (a column of :func:`ddrsearch.reading.fields.fields_frame`).
+        raw: the field as printed in the report.
+        rows: TIME BREAKDOWN rows of that report that show it (row index, FROM, text).
+        detail: how the answer was found (e.g. the previous report's value).
+    """
+
+    question: str
+    value: float
+    unit: str
+    report: str
+    report_number: int
+    date: object
+    field: str
+    raw: str
+    rows: tuple[tuple[int, str, str], ...] = ()
+    detail: str = ""
+
+
+_DEPTH_RE = re.compile(r"(\d{1,2},\d{3}|\d{3,5})\s*'?")
+
+
+def rows_mentioning_depth(operations, report: str, low: float, high: float) -> list[tuple[int, str, str]]:
+    """Rows of one report whose text prints a depth in ``[low, high]`` feet.
+
+    Args:
+        operations: :func:`ddrsearch.reading.fields.operations_table`.
+        report: the report's file name.
+        low, high: the depth range, feet.
+
+    Returns:
+        ``(row, FROM, text)`` of each matching row, in table order.
+    """
+    out = []
+    for _, r in operations[operations["report"] == report].iterrows():
+        depths = [float(m.replace(",", "")) for m in _DEPTH_RE.findall(r["text"])]
+        if any(low <= d <= high for d in depths):
+            out.append((int(r["row"]), r["from"], r["text"]))
+    return out
+
+
+def _raw(long, report: str, field: str) -> str:
+    sel = long[(long["report"] == report) & (long["field"] == field)]
+    return str(sel["raw"].iloc[0]) if len(sel) else ""
+
+
+def first_reaching(frame, long, operations, field: str, threshold: float, *, question: str = "") -> Answer:
+    """The first report (by date) whose ``field`` is at least ``threshold``.
+
+    Args:
+        frame: :func:`ddrsearch.reading.fields.fields_frame` (one row per report).
+        long: :func:`ddrsearch.reading.fields.fields_long` (for the raw strings).
+        operations: :func:`ddrsearch.reading.fields.operations_table` (for the rows cited).
+        field: e.g. ``"md_ft"``.
+        threshold: in the field's unit.
+
+    Returns:
+        An :class:`Answer`; ``rows`` are that report's rows printing a depth
+        between the previous report's value and the answer's (for depth fields).
+
+    Raises:
+        PatternError: no report reaches the threshold, or unknown field.
+    """
+    from ddrsearch.reading.fields import FIELDS
+
+    spec = {s.name: s for s in FIELDS}.get(field)
+    if spec is None:
+        raise PatternError(f"unknown field {field!r}; choose one of {', '.join(s.name for s in FIELDS)}.")
+    ordered = frame.sort_values(["date", "report_number"])
+    hit = ordered[ordered[field] >= threshold]
+    if hit.empty:
+        raise PatternError(f"no report has {field} >= {threshold:g} {spec.unit} "
+                           f"(highest: {ordered[field].max():g}).")
+    first = hit.iloc[0]
+    before = ordered[(ordered["date"] < first["date"]) & ordered[field].notna()]
+    prev_value = float(before[field].iloc[-1]) if len(before) else None
+    rows: list = []
+    if spec.unit == "ft":
+        rows = rows_mentioning_depth(operations, first["report"], max(threshold, prev_value or 0), first[field])
+    detail = (f"previous printed value {prev_value:,.0f} {spec.unit} in {before['report'].iloc[-1]}"
+              if prev_value is not None else "first printed value")
+    return Answer(question or f"first report with {field} >= {threshold:g}", float(first[field]), spec.unit,
+                  first["report"], int(first["report_number"]), first["date"], field,
+                  _raw(long, first["report"], field), tuple(rows), detail)
+
+
+def extreme(frame, long, field: str, *, how: str = "max", question: str = "") -> list[Answer]:
+    """The highest (or lowest) value of a field and every report that prints it.
+
+    Args:
+        frame, long: as in :func:`first_reaching`.
+        field: e.g. ``"mud_weight_max_ppg"``.
+        how: ``"max"`` or ``"min"``.
+
+    Returns:
+        One :class:`Answer` per report holding the extreme value (ties kept,
+        in date order); ``detail`` gives the field's flag, if any.
+
+    Raises:
+        PatternError: unknown field or ``how``, or no report prints the field.
+    """
+    from ddrsearch.reading.fields import FIELDS
+
+    spec = {s.name: s for s in FIELDS}.get(field)
+    if spec is None or how not in ("max", "min"):
+        raise PatternError(f"unknown field {field!r} or how={how!r} (max or min).")
+    col = frame[field].dropna()
+    if col.empty:
+        raise PatternError(f"no report prints {field}.")
+    best = col.max() if how == "max" else col.min()
+    tied = frame[frame[field] == best].sort_values(["date", "report_number"])
+    out = []
+    for _, r in tied.iterrows():
+        flags = long[(long["report"] == r["report"]) & (long["field"] == field)]["flag"]
+        out.append(Answer(question or f"{how} of {field}", float(best), spec.unit, r["report"],
+                          int(r["report_number"]), r["date"], field, _raw(long, r["report"], field),
+                          detail=str(flags.iloc[0]) if len(flags) else ""))
+    return out

@@ -1,0 +1,308 @@
+"""Back to the PDF: crops of cited rows, verbatim quote checks, and what the archive does not hold.
+
+Every row an answer quotes can be shown as it is printed: :func:`row_crop`
+renders the page region of the row (its band in the TIME BREAKDOWN table,
+:attr:`ddrsearch.reading.report.OperationRow.bbox`) as a PNG with the words that
+match the question highlighted, using PyMuPDF's word boxes
+(``page.get_text("words", clip=...)``) and a clipped pixmap
+(``page.get_pixmap(clip=...)``). :func:`verify_row` re-reads the clip's text
+from the PDF and checks that every printed line of the row's OPERATIONS text
+is there word for word; :func:`verify_quote` checks a quotation against a
+report's rows. (chapters/10-traceable-answers.ipynb)
+
+:func:`archive_gaps` lists what the archive does not contain, from the data:
+report numbers that are missing (the FORGE archive starts at drilling report
+2), calendar days without a report between the first and the last report, and
+rows the reports left incomplete (report 53's last row has no TO time or
+HRS). :func:`day_status` says whether a given day has a report.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ddrsearch.errors import CitationError
+from ddrsearch.reading.names import row_id, short_name
+from ddrsearch.reading.pdf import open_pdf
+from ddrsearch.reading.report import OperationRow, Report
+
+__all__ = [
+    "ArchiveGaps",
+    "DayStatus",
+    "Gap",
+    "QuoteCheck",
+    "RowCheck",
+    "archive_gaps",
+    "day_status",
+    "find_report",
+    "row_clip_lines",
+    "row_crop",
+    "verify_quote",
+    "verify_row",
+]
+
+#: Points added left and right of a row's band when it is cropped (PDF points, 1/72 inch).
+#: Not above or below: the band already runs from 1.5 pt above the row's first line to
+#: 1.5 pt above the next row's, and a vertical margin showed a sliver of the next row's
+#: first line under the crop, which read as a third line of the row cut in half (issue 16).
+MARGIN = 2.0
+
+HIGHLIGHT = (1.0, 0.85, 0.0)  # RGB of the highlight, yellow
+
+
+def _norm(text: str) -> str:
+    """Whitespace collapsed (the reader joins a row's lines with single spaces)."""
+    return " ".join(text.split())
+
+
+def _clip(page, row: OperationRow):
+    import pymupdf
+
+    x0, y0, x1, y1 = row.bbox
+    return pymupdf.Rect(x0 - MARGIN, y0, x1 + MARGIN, y1) & page.rect
+
+
+def _visual_lines(words, tol: float = 2.5) -> list[str]:
+    """Words ``(x0, y0, x1, y1, text, ...)`` grouped into lines by top coordinate, each joined left to right."""
+    lines: list[list] = []
+    for w in sorted(words, key=lambda w: (w[1], w[0])):
+        if lines and abs(lines[-1][0][1] - w[1]) <= tol:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    return [" ".join(w[4] for w in sorted(line, key=lambda w: w[0])) for line in lines]
+
+
+def row_clip_lines(report: Report, row: OperationRow | int) -> list[str]:
+    """The text lines inside the crop of ``row``, read again from the PDF (left to right, top to bottom).
+
+    Only words wholly inside the row's band count (PyMuPDF ``clip``).
+    Raises what :func:`ddrsearch.reading.report.open_pdf` raises for an unreadable file.
+    """
+    row = report.operations[row] if isinstance(row, int) else row
+    doc = open_pdf(report.path)
+    try:
+        page = doc[row.page - 1]
+        words = page.get_text("words", clip=_clip(page, row))
+    finally:
+        doc.close()
+    return [_norm(line.replace("\x00", " ")) for line in _visual_lines(words)]
+
+
+@dataclass(frozen=True)
+class RowCheck:
+    """Result of :func:`verify_row`.
+
+    Attributes:
+        ok: every printed line of the row's OPERATIONS text is in the crop.
+        missing: the lines that are not (empty when ``ok``).
+        lines: the crop's text lines.
+    """
+
+    ok: bool
+    missing: tuple[str, ...]
+    lines: tuple[str, ...]
+
+
+def verify_row(report: Report, row: OperationRow | int) -> RowCheck:
+    """Check that the crop of ``row`` holds its OPERATIONS text verbatim, line by line.
+
+    Each line of ``row.lines`` must occur, word for word, inside one text line
+    of the crop (the crop's lines also hold the FROM, TO, HRS, PHASE and CODE
+    cells printed beside it).
+    """
+    row = report.operations[row] if isinstance(row, int) else row
+    lines = row_clip_lines(report, row)
+    padded = [f" {line} " for line in lines]
+    missing = tuple(text for text in row.lines if not any(f" {_norm(text)} " in p for p in padded))
+    return RowCheck(ok=not missing, missing=missing, lines=tuple(lines))
+
+
+@dataclass(frozen=True)
+class QuoteCheck:
+    """Result of :func:`verify_quote`: ``ok``, the row the quote was found in (index or ``None``), and why not."""
+
+    ok: bool
+    row: int | None
+    reason: str = ""
+
+
+def verify_quote(report: Report, quote: str, row: OperationRow | int | None = None) -> QuoteCheck:
+    """Check that ``quote`` is printed verbatim in ``report``.
+
+    Args:
+        report: the report.
+        quote: the quotation (whitespace differences ignored, nothing else).
+        row: the row it should come from; ``None`` searches every row.
+
+    Returns:
+        ``ok`` when the quote is a substring of a row's OPERATIONS text *and*
+        that row's crop holds its text verbatim (:func:`verify_row`).
+    """
+    q = _norm(quote)
+    if not q:
+        return QuoteCheck(False, None, "the quotation is empty")
+    rows = report.operations if row is None else [report.operations[row] if isinstance(row, int) else row]
+    for r in rows:
+        if q in _norm(r.operations):
+            check = verify_row(report, r)
+            if check.ok:
+                return QuoteCheck(True, r.index)
+            return QuoteCheck(False, r.index, f"row {r.index}'s crop lacks {check.missing[0]!r}")
+    where = "any operation row" if row is None else f"row {rows[0].index}"
+    return QuoteCheck(False, None, f"{report.file_name}: {q[:60]!r} is not in {where}")
+
+
+def row_crop(report: Report, row: OperationRow | int, terms: Iterable[str] = (), *, zoom: float = 2.0,
+             out: str | Path | None = None) -> bytes:
+    """Render the page region of ``row`` as a PNG, with the words matching ``terms`` highlighted.
+
+    Args:
+        report: the report (its PDF must be readable at ``report.path``).
+        row: the operation row or its index.
+        terms: search terms; a word of the crop is highlighted when its
+            lowercased letters and digits equal a term's (the shared
+            tokenizer's terms work: ``stuck``, ``6526``).
+        zoom: pixels per PDF point (2.0 is 144 dpi).
+        out: also write the PNG to this file.
+
+    Returns:
+        The PNG bytes.
+
+    Raises:
+        IndexError: the report has no such row.
+    """
+    import pymupdf
+
+    if isinstance(row, int):
+        if not 0 <= row < len(report.operations):
+            raise IndexError(f"{report.file_name} has {len(report.operations)} operation rows; no row {row}")
+        row = report.operations[row]
+    wanted = {re.sub(r"[^\w]", "", t.lower()) for t in terms} - {""}
+    doc = open_pdf(report.path)
+    try:
+        page = doc[row.page - 1]
+        clip = _clip(page, row)
+        for w in page.get_text("words", clip=clip):
+            if re.sub(r"[^\w]", "", w[4].lower()) in wanted:
+                page.draw_rect(pymupdf.Rect(w[:4]), color=None, fill=HIGHLIGHT, fill_opacity=0.45, overlay=True)
+        png = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip).tobytes("png")
+    finally:
+        doc.close()  # never saved: the PDF on disk is untouched
+    if out is not None:
+        Path(out).write_bytes(png)
+    return png
+
+
+# --- what the archive does not contain ------------------------------------------------
+
+@dataclass(frozen=True)
+class Gap:
+    """Calendar days without a report between two consecutive report dates."""
+
+    after: str       # label of the report before the gap, e.g. "D030"
+    before: str      # label of the report after it
+    first_day: dt.date
+    last_day: dt.date
+
+    @property
+    def days(self) -> int:
+        """Number of days without a report."""
+        return (self.last_day - self.first_day).days + 1
+
+
+@dataclass
+class ArchiveGaps:
+    """What a set of reports does not contain (:func:`archive_gaps`).
+
+    Attributes:
+        missing_numbers: phase -> report numbers absent between 1 and the
+            phase's highest number.
+        date_gaps: days without any report between the first and the last report.
+        incomplete_rows: ``(row id, what is missing)`` for rows the report
+            left without a TO time or HRS.
+        first_day, last_day: the dates of the first and last report.
+    """
+
+    missing_numbers: dict[str, list[int]]
+    date_gaps: list[Gap]
+    incomplete_rows: list[tuple[str, str]] = field(default_factory=list)
+    first_day: dt.date | None = None
+    last_day: dt.date | None = None
+
+
+def archive_gaps(reports: Sequence[Report]) -> ArchiveGaps:
+    """List the missing report numbers, days without a report and incomplete rows of ``reports``.
+
+    Report numbers are counted per phase (drilling reports count on from 1;
+    the completion reports have their own numbers); date gaps are days
+    without any report between two consecutive report dates.
+    """
+
+    missing: dict[str, list[int]] = {}
+    gaps: list[Gap] = []
+    for phase in sorted({r.phase for r in reports}):
+        have = {r.report_number for r in reports if r.phase == phase}
+        missing[phase] = [n for n in range(1, max(have) + 1) if n not in have]
+    by_date = sorted(reports, key=lambda r: (r.report_date, r.phase != "Drilling", r.report_number))
+    for a, b in zip(by_date, by_date[1:]):
+        if (b.report_date - a.report_date).days > 1:
+            gaps.append(Gap(short_name(a), short_name(b), a.report_date + dt.timedelta(days=1),
+                            b.report_date - dt.timedelta(days=1)))
+    incomplete = []
+    for r in reports:
+        for row in r.operations:
+            lacks = [what for what, empty in (("TO time", not row.end), ("HRS", row.hours is None)) if empty]
+            if lacks:
+                incomplete.append((row_id(r, row), " and ".join(lacks)))
+    dates = [r.report_date for r in reports]
+    return ArchiveGaps(missing, gaps, incomplete, min(dates, default=None), max(dates, default=None))
+
+
+@dataclass(frozen=True)
+class DayStatus:
+    """Whether a day has a report: ``reports`` (labels, possibly empty) and a ``sentence`` saying so."""
+
+    day: dt.date
+    reports: tuple[str, ...]
+    sentence: str
+
+
+def day_status(day: dt.date, reports: Sequence[Report]) -> DayStatus:
+    """Say whether ``day`` has a report in ``reports``, and if not, which reports surround it."""
+
+    on = tuple(short_name(r) for r in reports if r.report_date == day)
+    if on:
+        return DayStatus(day, on, f"{day.isoformat()} has report(s) {', '.join(on)}.")
+    dates = sorted(reports, key=lambda r: (r.report_date, r.file_name))
+    before = [r for r in dates if r.report_date < day]
+    after = [r for r in dates if r.report_date > day]
+    if not before or not after:
+        span = f"{dates[0].report_date.isoformat()} to {dates[-1].report_date.isoformat()}" if dates else "nothing"
+        return DayStatus(day, (), f"No report for {day.isoformat()}: the reports run from {span}.")
+    a, b = before[-1], after[0]
+    return DayStatus(day, (), f"No report for {day.isoformat()}: the archive has no report for that day "
+                              f"(the nearest are {short_name(a)} of {a.report_date.isoformat()} and "
+                              f"{short_name(b)} of {b.report_date.isoformat()}).")
+
+
+def find_report(name: str, reports: Sequence[Report]) -> Report:
+    """A report by file name, label (``D038``), number (``38``, drilling) or row id prefix (``D038-r08``).
+
+    Raises:
+        ddrsearch.answers.answerer.CitationError: no such report among ``reports``.
+    """
+
+    key = str(name).strip()
+    m = re.match(r"^([DdCc]?)(\d{1,3})(-r\d+)?$", key)
+    for r in reports:
+        if r.file_name == key or Path(key).name == r.file_name:
+            return r
+        if m and short_name(r) == f"{(m[1] or 'D').upper()}{int(m[2]):03d}":
+            return r
+    raise CitationError(f"Report {key!r} is not among the {len(reports)} reports searched "
+                        "(give D038, 38, C003 or a file name).")

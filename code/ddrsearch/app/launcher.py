@@ -1,0 +1,107 @@
+"""Start the web app: ``streamlit run`` on the page of :mod:`ddrsearch.app.page`, on 127.0.0.1 only.
+
+``ddrsearch app`` calls :func:`serve_app`. Streamlit runs a script file, so
+:func:`serve_app` writes a two-line script (``from ddrsearch.app.page import
+main; main(...)``, the corpus or folder given as arguments) into a temporary
+folder, beside ``static``: a link to the folder of the PDFs, so that
+Streamlit's static file serving (``server.enableStaticServing``) answers
+``app/static/<file>.pdf#page=N`` with the PDF (``application/pdf``), and
+the page's "open page N" links open the report at its page in the browser's
+PDF viewer. Where a link cannot be made (no symbolic links, or no folder
+yet), the page offers each PDF as a download instead.
+
+The server is bound to 127.0.0.1 (nothing on the network can reach it),
+headless (no browser is opened), without usage statistics
+(``browser.gatherUsageStats=false``) and without a file watcher. This module
+does not import Streamlit or the page: the layers above it do.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ddrsearch import settings
+from ddrsearch.data.folders import archive_dir
+
+__all__ = ["DEFAULT_PORT", "SCRIPT", "app_command", "serve_app"]
+
+#: Port when neither ``--port`` nor ``DDRSEARCH_APP_PORT`` is given (Streamlit's own default).
+DEFAULT_PORT = 8501
+
+#: The script Streamlit runs; ``{call}`` is replaced by the arguments of :func:`ddrsearch.app.page.main`.
+SCRIPT = "from ddrsearch.app.page import main\n\nmain({call})\n"
+
+
+def app_command(script: str | os.PathLike, port: int, *, static: bool) -> list[str]:
+    """The ``streamlit run`` command line for ``script`` on 127.0.0.1:``port`` (headless, no statistics)."""
+    return [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+            "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.enableStaticServing", str(static).lower(), "--server.fileWatcherType", "none",
+            "--client.toolbarMode", "minimal"]
+
+
+def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
+              archive: str | os.PathLike | None = None, port: int | None = None) -> int:
+    """Run the app until it is stopped (Ctrl+C or SIGTERM); return the exit status.
+
+    Args:
+        corpus: ``"sample"`` or ``"archive"`` (when ``folder`` is not given).
+        folder: a folder of the user's own report PDFs.
+        archive: folder of the book's PDFs (default ``DDRSEARCH_ARCHIVE_DIR``).
+        port: TCP port on 127.0.0.1 (default ``DDRSEARCH_APP_PORT`` or :data:`DEFAULT_PORT`).
+
+    Returns:
+        Streamlit's exit status; 0 when stopped with Ctrl+C; 1 when Streamlit
+        is not installed; 2 for a port outside 1-65535 (the message says so
+        on stderr). A folder that cannot be read is reported on the page.
+    """
+    if importlib.util.find_spec("streamlit") is None:
+        print("ddrsearch app: Streamlit is not installed; run: make setup (or pip install streamlit)", file=sys.stderr)
+        return 1
+    raw = port if port is not None else settings.get("DDRSEARCH_APP_PORT") or DEFAULT_PORT
+    try:
+        port = int(raw)
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        print(f"ddrsearch app: the port must be a whole number between 1 and 65535, got {raw!r} "
+              "(--port or DDRSEARCH_APP_PORT)", file=sys.stderr)
+        return 2
+    folder = Path(folder).expanduser().resolve() if folder else None
+    pdfs = folder or (Path(archive).expanduser().resolve() if archive else archive_dir().resolve())
+    with tempfile.TemporaryDirectory(prefix="ddrsearch-app-") as run:
+        static = True
+        try:
+            os.symlink(pdfs, Path(run) / "static", target_is_directory=True)
+        except OSError:  # no symbolic links here (Windows without the privilege): PDFs offered as downloads
+            static = False
+        static = static and pdfs.is_dir()
+        call = (f"corpus={corpus!r}, folder={str(folder) if folder else None!r}, "
+                f"archive={str(archive) if archive else None!r}, static={static}")
+        script = Path(run) / "ask_the_reports.py"
+        script.write_text(SCRIPT.format(call=call), encoding="utf-8")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(__file__).resolve().parents[2]),
+                                                        env.get("PYTHONPATH", "")) if p)
+        what = f"folder {folder}" if folder else f"the {corpus}"
+        print(f"ddrsearch app: serving {what} at http://127.0.0.1:{port}  (Ctrl+C stops it)", flush=True)
+        proc = subprocess.Popen(app_command(script, port, static=static), env=env)
+
+        def _stop(signum, frame):  # SIGTERM stops the server too, not only this process
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGTERM, _stop)
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            proc.terminate()
+            proc.wait()
+            return 0
+        finally:
+            signal.signal(signal.SIGTERM, previous)

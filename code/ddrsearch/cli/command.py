@@ -1,0 +1,105 @@
+"""The ``ddrsearch`` command line.
+
+Sub-commands:
+
+``ddrsearch fetch``
+    Fetch the 76 report PDFs (or just the ten-report sample) into
+    ``datasets/forge_archive/`` and verify their SHA-256.
+``ddrsearch search "QUERY" --method keyword|bm25|dense|hybrid -k 5 --corpus sample|archive``
+    (or ``--dir FOLDER`` for a folder of your own reports)
+    Search the reports and print rank, report, date, score and the best
+    matching line.
+``ddrsearch eval QUESTIONS.yaml --methods keyword,bm25,dense,hybrid -k 5``
+    Evaluate methods on a question set; print the table and write CSV.
+``ddrsearch ask "QUESTION" --corpus sample|archive -k 5``
+    Answer with the operation rows that support it, quoted with their
+    sources (or "not found in these reports").
+``ddrsearch show D038-r08 --out PNG`` (or ``ddrsearch show REPORT --row N``)
+    Write a PNG crop of one operation row and check its text verbatim.
+``ddrsearch app [--corpus sample|archive | --dir FOLDER] [--port N]``
+    Start the web app "Ask the reports" on 127.0.0.1 (Streamlit).
+``ddrsearch verify``
+    Check the archive folder against the manifest without fetching.
+``ddrsearch manifest FOLDER --out FILE``
+    Write a manifest for a folder of your own reports.
+``ddrsearch index build|add|status``
+    Keep an on-disk index of the default pipeline (:mod:`ddrsearch.cli.index`),
+    which ``search`` then uses when it is current.
+``ddrsearch env``
+    List every ``DDRSEARCH_*`` environment variable, its value and default.
+``ddrsearch preview``
+    Execute the book's chapter notebooks and write an HTML preview of each
+    (for machines without Quarto).
+
+Each sub-command's ``--help`` explains its options. Exit status: 0 on
+success, 1 when the work could not be completed (the message says why and
+what to do), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+from ddrsearch.errors import DDRSearchError
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests)."""
+    from ddrsearch.cli.app import add_app_parser
+    from ddrsearch.cli.ask import add_answer_parsers
+    from ddrsearch.cli.data_commands import add_env_parser, add_fetch_parser, add_verify_manifest_parsers
+    from ddrsearch.cli.evaluate import add_eval_parser
+    from ddrsearch.cli.index import add_index_parser
+    from ddrsearch.cli.preview import add_preview_parser
+    from ddrsearch.cli.search import add_search_parser
+
+    parser = argparse.ArgumentParser(
+        prog="ddrsearch",
+        description="Search daily drilling reports (DDRs) and measure how well the search works.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    add_fetch_parser(sub)
+    add_search_parser(sub)
+    add_answer_parsers(sub)
+    add_eval_parser(sub)
+    add_app_parser(sub)
+    add_verify_manifest_parsers(sub)
+    add_preview_parser(sub)
+    add_env_parser(sub)
+    add_index_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    from ddrsearch.cli.argv import move_dash_query
+
+    parser = build_parser()
+    args = parser.parse_args(move_dash_query(list(sys.argv[1:] if argv is None else argv), parser))
+    if getattr(args, "k", 1) < 1:
+        parser.error(f"-k must be at least 1, got {args.k}")
+    if getattr(args, "width", 20) < 20:
+        parser.error(f"--width must be at least 20, got {args.width}")
+    with warnings.catch_warnings():  # one line per warning, without Python's source-line echo
+        warnings.showwarning = _show_warning
+        try:
+            return args.func(args)
+        except BrokenPipeError:  # output piped into head or less, which stopped reading: not an error to report
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python's advice: no second error at exit)
+            return 1
+        except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
+            print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
+            return 1
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""``ddrsearch search``: search the reports and print a ranked table, with the index on disk when it is current."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ddrsearch.cli.index import add_index_options
+
+__all__ = ["add_search_parser"]
+
+
+def _excerpt_options(retriever) -> dict:
+    """``expand``/``stem`` of ``retriever``'s own tokenizer (its BM25 leg for the hybrid), for :func:`excerpt`.
+
+    A dense retriever has neither: its line is cut around the query's plain words.
+    """
+    leg = getattr(retriever, "bm25", retriever)
+    return {"expand": bool(getattr(leg, "expand", False)), "stem": bool(getattr(leg, "stem", False))}
+
+
+def _print_spelling_notes(leg, reports, query: str) -> None:
+    """Misspelt words: the default pipeline also knows its rewrites; another method checks the reports' words."""
+    from ddrsearch.text.spelling import Spelling, spelling_notes
+
+    where = "report"
+    if hasattr(leg, "unknown_words"):
+        unknown = leg.unknown_words(query)
+        where = "report" if getattr(leg, "_reports", None) else "indexed row"  # an index holds rows, not tables
+    else:
+        unknown = Spelling([r.text for r in reports]).unknown(query) if reports else {}
+    for line in spelling_notes(unknown, where):
+        print(f"note: {line}", file=sys.stderr)
+
+
+def _matched_code(hit, report, query: str) -> str:
+    """The row's CODE cell when it, and not the row's text, holds the query's words (the code is indexed, not shown)."""
+    from ddrsearch.text.tokenizer import tokenize
+
+    if report is None or hit.row is None or hit.row >= len(report.operations) or not hit.text:
+        return ""
+    code = report.operations[hit.row].code
+    terms = set(tokenize(query, expand=True, stem=True))
+    if not code or terms & set(tokenize(hit.text, expand=True, stem=True)):
+        return ""
+    return code if terms & set(tokenize(code, expand=True, stem=True)) else ""
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    from ddrsearch.data.folders import corpus_paths
+    from ddrsearch.reading.names import short_name
+    from ddrsearch.reading.report import load_archive, read_reports
+    from ddrsearch.retrieval.matching import excerpt
+    from ddrsearch.retrieval.pipeline import build_retriever
+
+    options = {}
+    if args.method in ("keyword", "bm25"):
+        options["expand"] = args.expand
+    elif args.expand:
+        print(f"ddrsearch search: --expand applies to keyword and bm25, not {args.method}", file=sys.stderr)
+        return 2
+    if args.weight is not None:
+        if args.method != "hybrid":
+            print("ddrsearch search: --weight applies to --method hybrid only", file=sys.stderr)
+            return 2
+        if not 0.0 <= args.weight <= 1.0:
+            print(f"ddrsearch search: --weight must be between 0 and 1, got {args.weight}", file=sys.stderr)
+            return 2
+        options["weight"] = args.weight
+    source = f"folder {args.dir}" if args.dir is not None else f"the {args.corpus}"
+    index, reports = None, []
+    if not args.no_index and args.method == "hybrid" and args.unit == "auto":
+        from ddrsearch.cli.index import current_index
+
+        index = current_index(args)
+    if index is not None:
+        hits = index.search(args.query, k=args.k, weight=options.get("weight"))
+        dates = {r["file_name"]: r["report_date"] for r in index.reports}
+        numbers = {r["file_name"]: r["short"] for r in index.reports}
+        n_reports, source = len(index.reports), f"{source}, index {index.folder}"
+        cut = _excerpt_options(index.retriever)
+    else:
+        if args.dir is not None:
+            reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
+            for r in reports:
+                for item in r.review:
+                    print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)
+        else:
+            reports = read_reports(corpus_paths(args.corpus, args.archive))
+        retriever = build_retriever(args.method, reports, unit=args.unit, **options)
+        hits = retriever.search(args.query, k=args.k)
+        dates = {r.file_name: r.report_date for r in reports}
+        numbers = {r.file_name: short_name(r) for r in reports}
+        n_reports = len(reports)
+        cut = _excerpt_options(retriever)
+        if args.dir is not None:  # your own folder: say what the reader found incomplete
+            for r in reports:
+                for note in r.notes:
+                    print(f"note: {r.file_name}: {note}", file=sys.stderr)
+    if not hits:
+        print(f"No report matches {args.query!r} with {args.method}"
+              + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
+        _print_spelling_notes(index.retriever if index is not None else retriever, reports, args.query)
+        return 0
+    rows = []
+    by_name = {r.file_name: r for r in reports}
+    for h in hits:
+        where = (f"{h.start}-{h.end or '?'}" if h.start else "") + (" OCR" if h.ocr else "")
+        shown = excerpt(h.text, args.query, args.width, **cut) if h.text else "(no single line holds a query word)"
+        code = _matched_code(h, by_name.get(h.report), args.query)
+        rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
+                     where, shown + (f" [matched in its CODE: {code}]" if code else "")))
+    headers = ("rank", "report", "date", "score", "row", "best matching line")
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
+    # numbers right-aligned, so that 9.0000 and 14.0000 (keyword counts) line up by their decimal point
+    line = "  ".join(f"{{:{'>' if i in (0, 3) else '<'}{w}}}" for i, w in enumerate(widths))
+    print(line.format(*headers))
+    print(line.format(*("-" * w for w in widths)))
+    for r in rows:
+        print(line.format(*r))
+    print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}."
+          + ("" if args.dir is not None else " Report D038 = drilling report 38, C003 = completion report 3."))
+    leg = index.retriever if index is not None else retriever
+    if hasattr(leg, "words_found") and not leg.words_found(args.query):
+        print(f"note: no word of {args.query!r} occurs in the rows searched; the results are ranked by meaning "
+              "alone and may be unrelated (check the spelling, or try the rig's words).", file=sys.stderr)
+    _print_spelling_notes(leg, reports, args.query)
+    return 0
+
+
+def add_search_parser(sub) -> None:
+    """Add ``ddrsearch search``."""
+    p = sub.add_parser(
+        "search",
+        help="search the reports and print a ranked table",
+        description=(
+            "Search the ten-report sample or the whole archive and print the top reports: rank, report "
+            "(D038 = drilling report 38), date, score, and the report line that best matches the query "
+            "with its TIME BREAKDOWN row (FROM-TO). With a current index (ddrsearch index build) the default "
+            "method searches it instead of re-reading the PDFs."
+        ),
+        epilog='A query may start with a dash: ddrsearch search "-LCM" (or, the usual way, ddrsearch search -- "-LCM").',
+    )
+    p.add_argument("query", help='what to look for, in quotes, e.g. "pipe stuck during slide"')
+    p.add_argument("--method", choices=["keyword", "bm25", "dense", "hybrid"], default="hybrid",
+                   help="keyword: boolean AND (every word must occur); bm25: ranked BM25; "
+                        "dense: sentence-embedding similarity (all-MiniLM-L6-v2); "
+                        "hybrid: the book's default pipeline, BM25 + dense over operation rows (default)")
+    p.add_argument("--unit", choices=["auto", "report", "operation", "window"], default="auto",
+                   help="what is indexed: whole reports, operation-row chunks or fixed windows; "
+                        "auto (default): whole reports for keyword/bm25/dense, operation rows for hybrid")
+    p.add_argument("--weight", type=float, default=None,
+                   help="hybrid only: dense weight from 0 (pure BM25) to 1 (pure dense); default the book's tuned value")
+    p.add_argument("-k", type=int, default=5, help="number of reports to show (default 5)")
+    p.add_argument("--corpus", choices=["sample", "archive"], default="sample",
+                   help="sample: the ten-report sample (default); archive: all 76 reports")
+    p.add_argument("--expand", action="store_true",
+                   help="expand rig abbreviations (TIH -> trip in hole) from the glossary (keyword, bm25)")
+    p.add_argument("--archive", metavar="DIR", default=None,
+                   help="folder of the report PDFs (default: $DDRSEARCH_ARCHIVE_DIR or datasets/forge_archive)")
+    p.add_argument("--dir", metavar="FOLDER", default=None,
+                   help="search every PDF in FOLDER (your own reports; no manifest needed) instead of --corpus")
+    p.add_argument("--ocr", choices=("auto", "rapidocr", "tesseract"), default=None,
+                   help="with --dir: OCR pages without a text layer (scanned reports); OCR'd rows are marked OCR")
+    p.add_argument("--width", type=int, default=90, help="characters of the matching line to show (default 90)")
+    add_index_options(p, search=True)
+    p.set_defaults(func=_cmd_search)

@@ -1,0 +1,192 @@
+"""Opening a report PDF safely, and the words on its pages with their positions.
+
+:func:`open_pdf` refuses, with an error naming the file and what to do, every
+kind of file a report folder collects that is not a readable report: a missing
+file, something that is not a PDF, a damaged or truncated download, an
+encrypted file and a scanned page without a text layer. :func:`page_words`
+gives each word of a page with its box (PyMuPDF ``page.get_text("words")``),
+and :func:`group_lines` groups words into the lines a reader sees.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from ddrsearch.data.folders import FETCH_COMMAND, archive_dir
+from ddrsearch.data.manifest import FILE_NAME_RE
+from ddrsearch.errors import (
+    CorruptPDFError,
+    DataNotFoundError,
+    EncryptedPDFError,
+    FolderWarning,
+    NotAPDFError,
+    NoTextLayerError,
+    ReportError,
+    ReportNotFoundError,
+)
+
+if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
+    import pymupdf
+
+__all__ = ["Word", "folder_pdfs", "group_lines", "join_words", "open_pdf", "page_words"]
+
+
+class Word(NamedTuple):
+    """One word on a page, with its box in PDF points (origin top left, y down).
+
+    The fields are those of PyMuPDF's ``page.get_text("words")`` tuples.
+    """
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    block: int = 0
+    line: int = 0
+    word: int = 0
+
+
+def page_words(page: pymupdf.Page) -> list[Word]:
+    """Every word of ``page`` as a :class:`Word`, in PyMuPDF's order."""
+    return [Word(*w) for w in page.get_text("words")]
+
+
+def group_lines(words: Iterable[Word], tol: float = 2.5) -> list[list[Word]]:
+    """Group words into visual lines by their top coordinate, each line sorted left to right.
+
+    Args:
+        words: the words to group.
+        tol: largest difference of top coordinates within one line, points.
+    """
+    out: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (w.y0, w.x0)):
+        if out and abs(out[-1][0].y0 - w.y0) <= tol:
+            out[-1].append(w)
+        else:
+            out.append([w])
+    return [sorted(line, key=lambda w: w.x0) for line in out]
+
+
+def join_words(words: Iterable[Word]) -> str:
+    """The words' text joined by single spaces."""
+    return " ".join(w.text for w in words)
+
+
+def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.Document:
+    """Open a PDF with PyMuPDF after checking that it is a readable, unencrypted PDF with text.
+
+    Args:
+        path: the PDF file.
+        require_text: refuse a PDF without any text layer (``False`` when the
+            caller will OCR it).
+
+    Raises:
+        ReportNotFoundError: no file at ``path``.
+        NotAPDFError: the file does not start with ``%PDF-``.
+        ReportError: its name is not valid UTF-8 (PyMuPDF cannot open it by that name).
+        CorruptPDFError: PyMuPDF cannot open it, had to repair it (a truncated
+            or damaged file), or it has no pages.
+        EncryptedPDFError: it needs a password.
+        NoTextLayerError: no page has any text (scanned or image-only).
+    """
+    path = Path(path)
+    if not path.exists():
+        hint = ""
+        if FILE_NAME_RE.match(path.name):
+            hint = f" It is one of the FORGE reports: fetch them with: {FETCH_COMMAND}"
+        raise ReportNotFoundError(f"No such report file: {path}.{hint}", path)
+    if not path.is_file():
+        raise ReportNotFoundError(f"{path} is a folder, not a report PDF; use load_archive() for a folder.", path)
+    with open(path, "rb") as f:
+        magic = f.read(1024)
+    if b"%PDF-" not in magic[:1024]:
+        raise NotAPDFError(
+            f"{path} is not a PDF (it does not start with %PDF-). Check that the file is the report itself, "
+            "not an HTML error page or a spreadsheet export.",
+            path,
+        )
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:  # PyMuPDF opens files by a UTF-8 name: it would call this one damaged
+        raise ReportError(
+            f"{path} cannot be opened: its name is not valid UTF-8 (written in another encoding). "
+            "Rename the file (letters, digits, - and _ are safe) and read it again.", path) from None
+    import pymupdf  # here, not at the top: importing it costs seconds, and a search over an index reads no PDF
+
+    try:
+        doc = pymupdf.open(path)
+    except Exception as exc:  # PyMuPDF raises several types for damaged files
+        raise CorruptPDFError(f"{path} could not be opened as a PDF ({exc}). Fetch or copy the file again.", path) from exc
+    if doc.needs_pass or doc.is_encrypted:
+        doc.close()
+        raise EncryptedPDFError(
+            f"{path} is encrypted with a password. Save an unencrypted copy (or ask the sender for one) and read that.",
+            path,
+        )
+    if doc.is_repaired or doc.page_count == 0:
+        no_pages = doc.page_count == 0
+        doc.close()
+        raise CorruptPDFError(
+            f"{path} is damaged or truncated (PyMuPDF had to repair its structure"
+            f"{' and found no pages' if no_pages else ''}). Fetch or copy the file again; "
+            "for the FORGE reports, `ddrsearch fetch` re-verifies every file.",
+            path,
+        )
+    if require_text and not any(page.get_text("text").strip() for page in doc):
+        n = doc.page_count
+        doc.close()
+        raise NoTextLayerError(
+            f"{path} has {n} page(s) but no text layer: it is a scanned or image-only PDF. "
+            "Read it with OCR: add --ocr auto to the command (ddrsearch search, ask or manifest with your folder), or "
+            "read_report(path, ocr='auto') in Python (or 'rapidocr' / 'tesseract'); "
+            "the rapidocr engine installs with ddrsearch (pip install rapidocr-onnxruntime).",
+            path,
+        )
+    return doc
+
+def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
+    """The PDF files directly in ``folder`` (``.pdf`` in any case), sorted by name.
+
+    Only the folder's own files are read, not its subfolders; so that nothing
+    is left out silently, a :class:`~ddrsearch.errors.FolderWarning` names
+    every subfolder that holds PDFs, every folder named like a PDF and every
+    broken link named like a PDF.
+
+    Raises:
+        DataNotFoundError: ``folder`` is a file, does not exist, or holds no
+            PDF file (the message names subfolders that do hold PDFs).
+    """
+    folder = Path(folder)
+    if folder.is_file():
+        raise DataNotFoundError(f"{folder} is a file, not a folder of report PDFs (read one file with ddrsearch.reading.report.read_report()).")
+    if not folder.is_dir():
+        if folder.absolute() == archive_dir().absolute():  # the book's reports: fetching creates the folder
+            raise DataNotFoundError(f"Report folder {folder} does not exist. Fetch the reports with: {FETCH_COMMAND}")
+        raise DataNotFoundError(f"Report folder {folder} does not exist; check the path (fetching the book's "
+                                "reports does not create your own folder).")
+    entries = sorted(folder.iterdir())
+    paths = [p for p in entries if p.suffix.lower() == ".pdf" and p.is_file()]
+    not_read = [f"{p.name}/ (a folder named like a PDF)" for p in entries if p.suffix.lower() == ".pdf" and p.is_dir()]
+    broken = [f"{p.name} (a link to {os.readlink(p)}, which does not exist)" for p in entries
+              if p.suffix.lower() == ".pdf" and p.is_symlink() and not p.exists()]
+    links = f" Broken link(s), not read: {', '.join(broken)}; fix or remove them." if broken else ""
+    inside = {folder.resolve(), *folder.resolve().parents}  # a link back to the folder (ln -s . loop) holds no other report
+    for sub in (p for p in entries if p.is_dir() and p.suffix.lower() != ".pdf" and p.resolve() not in inside):
+        n = sum(1 for q in sub.rglob("*") if q.suffix.lower() == ".pdf" and q.is_file())
+        if n:
+            not_read.append(f"{sub.name}/ ({n} PDF{'s' if n > 1 else ''})")
+    if not paths:
+        where = f" (only in subfolders: {', '.join(not_read)}; point at the subfolder instead)" if not_read else ""
+        raise DataNotFoundError(
+            f"No PDF files in {folder}{where}.{links} For the book's reports, fetch them with: {FETCH_COMMAND}")
+    if not_read:
+        warnings.warn(f"{folder}: not read (only the folder's own PDF files are): {', '.join(not_read)}. "
+                      f"Move the reports you want searched into the folder itself.{links}", FolderWarning, stacklevel=2)
+    elif broken:
+        warnings.warn(f"{folder}:{links}", FolderWarning, stacklevel=2)
+    return paths

@@ -1,0 +1,279 @@
+"""The retriever interface shared by keyword, BM25, dense and hybrid search.
+
+Every retriever indexes a list of *passages* (a whole report, or later a
+chunk of one) and answers ``search(query, k)`` with a ranked list of
+:class:`Hit`: the report's file name, the score, the rank and, where the
+retriever knows it, the matching text and where it sits in the report (page,
+operation row). Hits are per report: when several passages of one report
+match, the report appears once, with its best passage (see
+:meth:`Retriever.search`).
+
+Ranking rule, everywhere in ddrsearch: score descending, ties broken by
+report file name ascending (:func:`ddrsearch.evaluation.metrics.rank_by_score`), so a
+search gives the same list every time.
+
+Errors: an empty query (nothing but spaces) raises :class:`QueryError`; so
+does a query with no searchable words for a word-based retriever (only stop
+words or punctuation). ``k < 1`` raises :class:`ValueError`; an unknown
+method name in :func:`ddrsearch.retrieval.pipeline.make_retriever` raises
+:class:`ValueError` listing the known ones; searching before indexing raises :class:`RuntimeError`.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ddrsearch.checks import check_k
+from ddrsearch.errors import QueryError
+from ddrsearch.reading.report import Report
+from ddrsearch.retrieval.passages import Hit, Passage, page_lines, report_lines, whole_report_passages
+from ddrsearch.text.tokenizer import make_tokenizer
+
+__all__ = ["QueryError", "Retriever", "check_query"]
+
+
+def check_query(query: str) -> str:
+    """Return ``query`` after checking that it is a non-empty string of valid text.
+
+    Raises:
+        TypeError: not a string.
+        QueryError: blank, or holding bytes that are not valid UTF-8 text.
+    """
+    if not isinstance(query, str):
+        raise TypeError(f"the query must be a string, not {type(query).__name__}")
+    if not query.strip():
+        raise QueryError("The query is empty: type some words to search for.")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = query[exc.start:exc.end]
+        raise QueryError(
+            f"The query holds bytes that are not valid text ({bad.encode('utf-8', 'surrogateescape')!r}); "
+            "check your terminal's character encoding (UTF-8) and type the query again."
+        ) from None
+    return query
+
+
+
+class Retriever(ABC):
+    """Common interface of every ddrsearch retriever.
+
+    Subclasses implement :meth:`_fit` (build the index over passages) and
+    :meth:`passage_scores` (score every passage for a query). The base class
+    handles reports versus passages, the roll-up of passages to reports, the
+    ranking and tie rule, and the matching line shown for each hit.
+
+    Attributes:
+        name: short method name (``"bm25"``, ``"dense"``, ...).
+        rollup: how passage scores become a report score: ``"max"`` (the best
+            passage; default) or ``"sum3"`` (sum of the report's three best
+            passage scores).
+    """
+
+    name = "retriever"
+
+    def __init__(self, rollup: str = "max"):
+        if rollup not in ("max", "sum3"):
+            raise ValueError(f"rollup must be 'max' or 'sum3', not {rollup!r}")
+        self.rollup = rollup
+        self.passages: list[Passage] = []
+        self._reports: dict[str, Report] = {}
+
+    # --- indexing -----------------------------------------------------------------
+    def index(self, items: Sequence[Report] | Sequence[Passage]) -> Retriever:
+        """Index reports (each one becomes one whole-report passage) or ready-made passages.
+
+        Args:
+            items: a list of :class:`~ddrsearch.reading.report.Report` or of
+                :class:`Passage` (not a mix).
+
+        Returns:
+            ``self``, so ``BM25Retriever().index(reports)`` reads well.
+
+        Raises:
+            ValueError: nothing to index, a mix of reports and passages, or
+                two passages with the same id.
+        """
+        items = list(items)
+        if not items:
+            raise ValueError("Nothing to index: the list of reports or passages is empty.")
+        if all(isinstance(i, Report) for i in items):
+            self._reports = {r.file_name: r for r in items}
+            passages = whole_report_passages(items)
+        elif all(isinstance(i, Passage) for i in items):
+            passages = items
+        else:
+            odd = next((i for i in items if not isinstance(i, (Report, Passage))), None)
+            what = (f"{type(odd).__name__} {odd!r}: read the PDFs first with ddrsearch.reading.report.read_reports(paths)"
+                    if odd is not None else "a mix of the two")
+            raise ValueError(f"index() takes a list of Report or a list of Passage, not a mix; got {what}.")
+        ids = [p.passage_id for p in passages]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i, c in Counter(ids).items() if c > 1)
+            raise ValueError(f"Two passages have the id {dup!r}; passage ids must be unique.")
+        self.passages = list(passages)
+        self._fit(self.passages)
+        return self
+
+    def attach_reports(self, reports: Iterable[Report]) -> Retriever:
+        """Give the retriever the reports behind its passages, so whole-report hits can show a matching line."""
+        self._reports.update({r.file_name: r for r in reports})
+        return self
+
+    @abstractmethod
+    def _fit(self, passages: list[Passage]) -> None:
+        """Build the index over ``passages``."""
+
+    @abstractmethod
+    def passage_scores(self, query: str) -> np.ndarray:
+        """Score every indexed passage for ``query``.
+
+        Returns:
+            A float array of shape ``(len(self.passages),)``; ``nan`` marks a
+            passage the method does not retrieve at all (for example a BM25
+            passage sharing no word with the query).
+        """
+
+    # --- searching ----------------------------------------------------------------
+    def report_scores(self, query: str) -> dict[str, float]:
+        """Score each report for ``query`` (passages rolled up); reports not retrieved are absent."""
+        check_query(query)
+        if not self.passages:
+            raise RuntimeError(f"{type(self).__name__}: call index() before searching.")
+        scores = self.passage_scores(query)
+        return {rep: score for rep, (score, _) in self._rollup(scores).items()}
+
+    @property
+    def tie_key(self) -> np.ndarray:
+        """Integer rank of each passage by (report name, passage id): the tie-break order, shape ``(n,)``."""
+        key = self.__dict__.get("_tie_key")
+        if key is None or len(key) != len(self.passages):
+            order = sorted(range(len(self.passages)), key=lambda i: (self.passages[i].report, self.passages[i].passage_id))
+            key = np.empty(len(order), dtype=np.int64)
+            key[order] = np.arange(len(order))
+            self._tie_key = key
+        return key
+
+    def top_passages(self, scores: np.ndarray, n: int | None) -> np.ndarray:
+        """Positions of the ``n`` best-scoring passages (all retrieved ones if ``n`` is None).
+
+        Best first: score descending, ties by report name then passage id.
+        ``nan`` scores (not retrieved) are left out.
+        """
+        idx = np.flatnonzero(~np.isnan(scores))
+        if n is not None and len(idx) > n:
+            kth = np.partition(scores[idx], len(idx) - n)[len(idx) - n]
+            idx = idx[scores[idx] >= kth]  # keeps every passage tied with the n-th
+        order = idx[np.lexsort((self.tie_key[idx], -scores[idx]))]
+        return order if n is None else order[:n]
+
+    def _rollup_top(self, scores: np.ndarray, k: int) -> dict[str, tuple[float, int]]:
+        """:meth:`_rollup` restricted to what the top ``k`` reports need (same result, much faster)."""
+        if self.rollup != "max":
+            return self._rollup(scores)
+        n, take = len(self.passages), max(4 * k, 64)
+        while True:
+            top = self.top_passages(scores, take)
+            reports = []
+            for i in top:
+                rep = self.passages[i].report
+                if rep not in reports:
+                    reports.append(rep)
+                    if len(reports) == k:
+                        break
+            if len(reports) == k or len(top) < take or take >= n:
+                break
+            take *= 4
+        if not len(top):
+            return {}
+        threshold = scores[top[-1]] if len(reports) < k else min(scores[i] for i in top if self.passages[i].report in reports)
+        with np.errstate(invalid="ignore"):  # nan >= threshold is False: not retrieved
+            subset = np.flatnonzero(scores >= threshold)
+        return self._rollup(scores, subset)
+
+    def _rollup(self, scores: np.ndarray, subset: np.ndarray | None = None) -> dict[str, tuple[float, int]]:
+        per_report: dict[str, list[tuple[float, int]]] = defaultdict(list)
+        positions = range(len(scores)) if subset is None else subset
+        for i in positions:
+            s = scores[i]
+            if not math.isnan(s):
+                per_report[self.passages[i].report].append((float(s), int(i)))
+        out: dict[str, tuple[float, int]] = {}
+        for rep, items in per_report.items():
+            # best passage first; ties by passage order in the index (stable)
+            items.sort(key=lambda t: (-t[0], t[1]))
+            score = items[0][0] if self.rollup == "max" else sum(s for s, _ in items[:3])
+            out[rep] = (score, items[0][1])
+        return out
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        """Return the top ``k`` reports for ``query``.
+
+        Args:
+            query: the question or words to search for.
+            k: how many reports to return at most (fewer when fewer reports
+                are retrieved at all).
+
+        Returns:
+            Hits ranked by score (descending), ties by report file name
+            (ascending); each report at most once, with the passage that
+            earned its score, or, for a whole-report passage, the report's
+            best matching line (:meth:`best_line`; ``text`` is ``None`` when
+            no single line holds a query term).
+
+        Raises:
+            QueryError: empty query, or no searchable words (word-based methods).
+            ValueError: ``k < 1``.
+            RuntimeError: :meth:`index` was not called.
+        """
+        k = check_k(k)
+        check_query(query)
+        if not self.passages:
+            raise RuntimeError(f"{type(self).__name__}: call index() before searching.")
+        rolled = self._rollup_top(self.passage_scores(query), k)
+        order = sorted(rolled, key=lambda rep: (-rolled[rep][0], rep))[:k]
+        hits = []
+        for rank, rep in enumerate(order, start=1):
+            score, i = rolled[rep]
+            p = self.passages[i]
+            text = p.text
+            if p.kind == "report" and rep in self._reports:
+                line = self.best_line(query, self._reports[rep])
+                p = line if line is not None else Passage(p.passage_id, p.report, "", page=p.page, ocr=p.ocr)
+                text = line.text if line is not None else None
+            hits.append(
+                Hit(report=rep, score=score, rank=rank, text=text, page=p.page, row=p.row, start=p.start,
+                    end=p.end, passage_id=self.passages[i].passage_id, ocr=p.ocr)
+            )
+        return hits
+
+    def query_terms(self, query: str) -> list[str]:
+        """The terms of ``query`` as this retriever matches them (its own tokenizer; the shared one by default)."""
+        return (getattr(self, "tokenize", None) or make_tokenizer())(query)
+
+    def best_line(self, query: str, report: Report) -> Passage | None:
+        """The line of ``report`` that best matches ``query`` (see :func:`report_lines`).
+
+        The default counts the query's distinct terms in each line (the
+        retriever's own tokenizer, so abbreviation expansion applies when it is
+        on) and keeps the first line with the most; ``None`` when no line
+        shares a term. The dense retriever overrides it with embedding
+        similarity.
+        """
+        tok = getattr(self, "tokenize", None) or make_tokenizer()
+        terms = set(self.query_terms(query))
+        best, best_n = None, 0
+        for line in report_lines(report) + page_lines(report):
+            n = len(terms & set(tok(line.text)))
+            if n > best_n:
+                best, best_n = line, n
+        return best
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(passages={len(self.passages)})"
+

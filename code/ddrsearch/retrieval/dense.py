@@ -1,0 +1,66 @@
+"""Dense retrieval: passages and queries as sentence embeddings, ranked by cosine similarity."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.retrieval.base import Retriever
+from ddrsearch.retrieval.passages import report_lines
+
+__all__ = ["DenseRetriever"]
+
+
+class DenseRetriever(Retriever):
+    """Dense retrieval: cosine similarity of sentence embeddings (all-MiniLM-L6-v2).
+
+    Passages and the query are embedded with :class:`ddrsearch.embedding.encoder.Embedder`
+    (normalised vectors, so the dot product is the cosine); passage vectors are
+    cached on disk. Every passage gets a score, so every report is retrieved.
+    The model reads only the first 254 word pieces of each passage
+    (:data:`ddrsearch.embedding.model.CONTENT_PIECES`); a whole report is cut off
+    long before its TIME BREAKDOWN (chapters/04-searching-by-meaning.ipynb).
+
+    Args:
+        model_path: explicit model folder (see :func:`ddrsearch.embedding.model.resolve_model`).
+        cache_dir: embedding cache folder; ``False`` disables the cache.
+        embedder: an existing :class:`~ddrsearch.embedding.encoder.Embedder` to share.
+        adapter: ``True`` = embed through the packaged linear adapter
+            (:class:`ddrsearch.retrieval.adaptation.AdaptedEmbedder`, SHA-256 checked);
+            a path or a matrix = that adapter; ``None``/``False`` = the plain
+            model. Ignored when ``embedder`` is given.
+        rollup: see :class:`Retriever`.
+    """
+
+    name = "dense"
+
+    def __init__(self, *, model_path=None, cache_dir=None, embedder=None, adapter=None, rollup: str = "max"):
+        super().__init__(rollup)
+        if embedder is None and adapter is not None and adapter is not False:
+            from ddrsearch.retrieval.adaptation import AdaptedEmbedder
+
+            embedder = AdaptedEmbedder(adapter=None if adapter is True else adapter,
+                                       model_path=model_path, cache_dir=cache_dir)
+        self.embedder = embedder if embedder is not None else Embedder(model_path=model_path, cache_dir=cache_dir)
+
+    def _fit(self, passages):
+        self.matrix = self.embedder.encode([p.indexed_text for p in passages])
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The query's unit vector, shape ``(384,)``.
+
+        Queries are not written to the disk cache (it would fill with one-off
+        questions); the last 256 are kept in memory.
+        """
+        return self.embedder.encode_query(query)
+
+    def passage_scores(self, query):
+        return (self.matrix @ self.embed_query(query)).astype(float)
+
+    def best_line(self, query, report):
+        lines = report_lines(report)
+        if not lines:
+            return None
+        sims = self.embedder.encode([line.text for line in lines]) @ self.embed_query(query)
+        return lines[int(np.argmax(sims))]
+

@@ -1,0 +1,404 @@
+"""The tuned hybrid pipeline: the levers of chapters/12-improving-retrieval.ipynb, each an option.
+
+:class:`TunedHybridRetriever` is a :class:`~ddrsearch.retrieval.hybrid.HybridRetriever`
+(BM25 and dense over the same passages, fused per query) with these levers,
+every one off unless asked for, so the chapter can switch them on one at a
+time and measure each on the development questions:
+
+* ``framing`` / ``asker`` / ``reverse`` / ``rig_terms``: query rewrites of
+  :mod:`ddrsearch.text.rewriting` (drop the question's framing; spell out the
+  asker's shorthand; add the shorthand after plain words; add the reports'
+  words after the asker's plain ones). Stemming is a
+  BM25 option (``bm25_options={"stem": True}``).
+* ``prf``: pseudo-relevance feedback. ``"rm3"`` adds to the BM25 query the
+  ``fb_terms`` most weighted terms of its ``fb_docs`` best passages (RM3:
+  Abdul-Jaleel et al., "UMass at TREC 2004", 2004; Lavrenko and Croft,
+  "Relevance-based language models", SIGIR 2001), each term's BM25 scores
+  weighted by its relevance-model probability and the whole by
+  ``1 - fb_weight``/``fb_weight`` against the original query; ``"rocchio"``
+  moves the dense query vector toward the mean of its ``fb_docs`` best
+  passages (Rocchio, 1971: ``q' = q + fb_weight * mean(d)``, renormalised);
+  ``"both"`` does both.
+* ``structured``: weight of the structured path
+  (:class:`ddrsearch.retrieval.structured.StructuredIndex`), added to the fused score
+  of every passage of a report it finds (0 = off).
+* ``candidates=None`` (the HybridRetriever option): every passage is a
+  candidate, so no report drops out because both legs ranked it low.
+* ``proximity``: weight of a term-proximity feature added to the BM25
+  leg, after the sequential dependence model (Metzler and Croft, "A Markov
+  random field model for term dependencies", SIGIR 2005): for each pair of
+  adjacent query words (stemmed as BM25 stems them, *not* expanded), a
+  passage holding both within ``window`` words of each other earns the
+  pair's IDF over the passages (Lucene form). ``"DIFF 250 psi"`` then
+  favours the row printing ``DIFF 250psi`` over rows that hold ``250`` and
+  ``psi`` far apart. 0 = off. With ``numbers=True`` only pairs holding a
+  number count (a quantity and its label or unit: ``DIFF 250``, ``250 psi``);
+  with ``numbers="units"`` only the pairs around a number the question gives
+  with a unit of :data:`QUANTITY_UNITS` (the word before it, the number and
+  its unit, the unit and the word after): ``9 5/8 casing`` or ``13 3/8
+  shoe`` then add nothing, and depths in feet are left to the structured path.
+* ``row``: the row shown for a hit, one of
+  :data:`ddrsearch.retrieval.rowchoice.ROW_RULES`: ``"fused"`` keeps the best fused
+  passage; ``"terms"`` the passage holding the question's rarest words;
+  ``"answer"`` the same with TIME BREAKDOWN rows before header lines;
+  ``"local"`` weighs each word by its rarity among the report's own rows
+  (:mod:`ddrsearch.retrieval.rowchoice` gives the rules and their sources).
+
+The dense leg's model is chosen with ``dense_options`` (``model_path``, or a
+ready ``embedder``), the hook for a domain-adapted model.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from ddrsearch.errors import QueryError
+from ddrsearch.retrieval.hybrid import HybridRetriever
+from ddrsearch.retrieval.passages import Hit
+from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row
+from ddrsearch.retrieval.structured import StructuredIndex
+from ddrsearch.text.rewriting import load_rig_terms, rewrite_query
+from ddrsearch.text.spelling import Spelling
+from ddrsearch.text.tokenizer import make_tokenizer
+
+__all__ = ["NUMBERS_MODES", "QUANTITY_UNITS", "TunedHybridRetriever", "proximity_pairs"]
+
+#: Units after which a number in a question is a quantity the reports print
+#: (pressure, flow, pump and rotary rates, volume, weight, mud weight, hours,
+#: degrees), as BM25's tokenizer writes them. Feet are not among them: a depth
+#: in a question ("past 8,000 ft") is a threshold the structured path answers
+#: from the MD field, not a figure printed beside its label.
+QUANTITY_UNITS = frozenset({"psi", "ppg", "gpm", "spm", "rpm", "bbl", "bbls", "fph", "klb", "klbs", "k", "lb",
+                            "lbs", "hr", "hrs", "deg", "gal"})
+
+
+#: The values of the ``numbers`` option (:func:`proximity_pairs`).
+NUMBERS_MODES = (False, True, "units")
+
+
+def _is_number(word: str) -> bool:
+    return bool(re.fullmatch(r"\d[\d.,/]*", word))
+
+
+def proximity_pairs(words: Sequence[str], numbers: bool | str = False) -> list[tuple[str, str]]:
+    """The pairs of neighbouring query words the proximity feature looks for, sorted.
+
+    Args:
+        words: the query's words as BM25 tokenizes them (stemmed, not expanded).
+        numbers: ``False`` every neighbouring pair; ``True`` the pairs holding
+            a number; ``"units"`` only the pairs around a number followed by a
+            unit of :data:`QUANTITY_UNITS`.
+
+    Returns:
+        Distinct ``(first, second)`` pairs of different words.
+
+    Raises:
+        ValueError: ``numbers`` is none of the three.
+
+    >>> proximity_pairs(["diff", "250", "psi"], "units")
+    [('250', 'psi'), ('diff', '250')]
+    >>> proximity_pairs(["run", "9", "5/8", "case"], "units")
+    []
+    """
+    if numbers not in NUMBERS_MODES:
+        raise ValueError(f"numbers must be False, True or 'units', not {numbers!r}")
+    pairs = {(a, b) for a, b in zip(words, words[1:], strict=False) if a != b}
+    if numbers is True:
+        pairs = {(a, b) for a, b in pairs if a[:1].isdigit() or b[:1].isdigit()}
+    elif numbers == "units":
+        keep = set()
+        for i, (a, b) in enumerate(zip(words, words[1:], strict=False)):
+            if _is_number(a) and b in QUANTITY_UNITS:
+                keep.update({(a, b), *(((words[i - 1], a),) if i > 0 else ()),
+                             *(((b, words[i + 2]),) if i + 2 < len(words) else ())})
+        pairs = {p for p in keep if p[0] != p[1]}
+    return sorted(pairs)
+
+
+class TunedHybridRetriever(HybridRetriever):
+    """A hybrid retriever with the levers of the module docstring.
+
+    Args:
+        framing, asker, reverse, rig_terms: query rewrites (:func:`ddrsearch.text.rewriting.rewrite_query`);
+            ``rig_terms`` is ``True`` for the shipped table or the path of your own
+            rig-terms CSV (:func:`ddrsearch.text.rewriting.load_rig_terms`).
+        prf: ``None``, ``"rm3"``, ``"rocchio"`` or ``"both"``.
+        fb_docs, fb_terms, fb_weight: feedback passages, RM3 terms, and the
+            weight of the feedback part (0 to 1).
+        structured: weight of the structured path (0 = off; 1 puts a report
+            it finds above any report it does not).
+        proximity, window, numbers: weight of the proximity feature, its
+            window in words, and which pairs count: ``False`` all, ``True``
+            those holding a number, ``"units"`` those around a number with
+            its unit (see the module docstring and :func:`proximity_pairs`).
+        row: one of :data:`ddrsearch.retrieval.rowchoice.ROW_RULES` (see the module docstring).
+        **options: :class:`~ddrsearch.retrieval.hybrid.HybridRetriever` options
+            (``weight``, ``fusion``, ``candidates``, ``bm25_options``,
+            ``dense_options``, ...).
+
+    Raises:
+        ValueError: an unknown ``prf``, ``row`` or ``numbers``, a weight outside its range, or a
+            ``rig_terms`` that is neither a bool nor a path.
+        GlossaryError: the rig-terms CSV at ``rig_terms`` cannot be read or is malformed.
+    """
+
+    name = "hybrid"
+
+    def __init__(self, *, framing: bool = False, asker: bool = False, reverse: bool = False,
+                 rig_terms: bool | str | os.PathLike = False, prf: str | None = None, fb_docs: int = 5,
+                 fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
+                 proximity: float = 0.0, window: int = 8, numbers: bool | str = False, row: str = "fused",
+                 **options):
+        super().__init__(**options)
+        if prf not in (None, "rm3", "rocchio", "both"):
+            raise ValueError(f"prf must be None, 'rm3', 'rocchio' or 'both', not {prf!r}")
+        if row not in ROW_RULES:
+            raise ValueError(f"row must be one of {', '.join(map(repr, ROW_RULES))}, not {row!r}")
+        if not 0.0 <= fb_weight <= 1.0 or structured < 0 or proximity < 0 or window < 2:
+            raise ValueError(f"need 0 <= fb_weight <= 1, structured >= 0, proximity >= 0 and window >= 2, "
+                             f"got {fb_weight}, {structured}, {proximity}, {window}")
+        if numbers not in NUMBERS_MODES:
+            raise ValueError(f"numbers must be False, True or 'units', not {numbers!r}")
+        if not isinstance(rig_terms, (bool, str, os.PathLike)) or rig_terms == "":
+            raise ValueError(f"rig_terms must be True, False or the path of a rig-terms CSV, not {rig_terms!r}")
+        self.framing, self.asker, self.reverse, self.rig_terms = framing, asker, reverse, rig_terms
+        # the table itself: the shipped one (True), none (False), or the CSV at that path, read now
+        self._rig_table = rig_terms if isinstance(rig_terms, bool) else load_rig_terms(rig_terms)
+        self.prf, self.fb_docs, self.fb_terms, self.fb_weight = prf, fb_docs, fb_terms, fb_weight
+        self.structured, self.row = structured, row
+        self.proximity, self.window, self.numbers = proximity, window, numbers
+        self._structured_index: StructuredIndex | None = None
+
+    def rewrite(self, query: str) -> str:
+        """The query as both legs read it, after the rewrites switched on."""
+        return rewrite_query(query, framing=self.framing, asker=self.asker, reverse=self.reverse,
+                             rig_terms=self._rig_table)
+
+    def with_weight(self, weight: float, fusion: str | None = None) -> TunedHybridRetriever:
+        """A new tuned retriever sharing this one's indexed legs and levers, with another dense weight."""
+        other = TunedHybridRetriever(
+            framing=self.framing, asker=self.asker, reverse=self.reverse, rig_terms=False,
+            prf=self.prf, fb_docs=self.fb_docs, fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
+            proximity=self.proximity, window=self.window, numbers=self.numbers,
+            fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
+            bm25=self.bm25, dense=self.dense, rollup=self.rollup)
+        other.passages, other._reports = self.passages, self._reports
+        other._structured_index = self._structured_index
+        other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache")})
+        return other
+
+    # --- the legs --------------------------------------------------------------------
+    def leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        q = self.rewrite(query)
+        if not self.bm25.tokenize(q):  # name the query as typed, not its rewrite (which may be '')
+            raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
+        b = self.bm25.passage_scores(q)
+        v = self.dense.passage_scores(q) if self.weight > 0 else np.zeros(len(self.passages))
+        if self.prf in ("rm3", "both"):
+            b = self._rm3(q, b)
+        if self.proximity > 0:
+            near = self.proximity_scores(q)
+            b = np.where(near > 0, np.nan_to_num(b) + self.proximity * near, b)
+        if self.prf in ("rocchio", "both") and self.weight > 0:
+            v = self._rocchio(q, v)
+        return b, v
+
+    def _rm3(self, query: str, scores: np.ndarray) -> np.ndarray:
+        top = self.top_passages(scores, self.fb_docs)
+        if not len(top):
+            return scores
+        model: Counter = Counter()
+        weights = scores[top] / scores[top].sum()
+        for w, i in zip(weights, top, strict=True):
+            toks = self.bm25.tokenize(self.passages[i].indexed_text)
+            for t, n in Counter(toks).items():
+                model[t] += w * n / len(toks)
+        original = set(self.bm25.tokenize(query))
+        terms = [(t, p) for t, p in model.most_common() if t not in original and not t[0].isdigit()][:self.fb_terms]
+        if not terms:
+            return scores
+        total = sum(p for _, p in terms)
+        fb = np.zeros(len(scores))
+        for t, p in terms:
+            fb += (p / total) * np.asarray(self.bm25._bm25.get_scores([t]), dtype=float)
+        base = np.nan_to_num(scores)
+        mixed = (1 - self.fb_weight) * base / (base.max() or 1.0) + self.fb_weight * fb / (fb.max() or 1.0)
+        out = np.where(mixed > 0, mixed, np.nan)
+        return out
+
+    def _rocchio(self, query: str, scores: np.ndarray) -> np.ndarray:
+        top = self.top_passages(scores, self.fb_docs)
+        q = self.dense.embed_query(query) + self.fb_weight * self.dense.matrix[top].mean(axis=0)
+        q = q / np.linalg.norm(q)
+        return (self.dense.matrix @ q).astype(float)
+
+    def _plain_tokenize(self, text: str) -> list[str]:
+        tok = self.__dict__.get("_plain_tok")
+        if tok is None:
+            tok = self._plain_tok = make_tokenizer(stem=getattr(self.bm25, "stem", False))
+        return tok(text)
+
+    def query_pairs(self, query: str) -> list[tuple[str, str]]:
+        """The word pairs the proximity feature looks for in ``query`` as typed (after the rewrites).
+
+        Returns:
+            Sorted ``(first, second)`` pairs (:func:`proximity_pairs` with this
+            retriever's ``numbers``); ``[]`` when the proximity weight is 0.
+        """
+        if self.proximity <= 0:
+            return []
+        return proximity_pairs(self._plain_tokenize(self.rewrite(query)), self.numbers)
+
+    def proximity_scores(self, query: str) -> np.ndarray:
+        """The proximity feature of every passage for ``query`` (0 where no pair of adjacent query words is near).
+
+        Returns:
+            Array of shape ``(passages,)``: the sum, over pairs of adjacent
+            query words found within ``window`` words of each other in the
+            passage's indexed text, of the pair's IDF
+            ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (df: passages holding
+            the pair that near).
+        """
+        n = len(self.passages)
+        out = np.zeros(n)
+        pairs = proximity_pairs(self._plain_tokenize(query), self.numbers)
+        if not pairs:  # most queries, with numbers="units": no word positions are needed at all
+            return out
+        positions = self.__dict__.get("_positions")
+        if positions is None:
+            positions = []
+            for p in self.passages:
+                where: dict[str, list[int]] = defaultdict(list)
+                for j, t in enumerate(self._plain_tokenize(p.indexed_text)):
+                    where[t].append(j)
+                positions.append(where)
+            self._positions = positions
+        for a, b in pairs:
+            near = np.array([bool(pos.get(a)) and bool(pos.get(b)) and
+                             any(abs(i - j) < self.window for i in pos[a] for j in pos[b]) for pos in positions])
+            df = int(near.sum())
+            if df:
+                out[near] += np.log(1 + (n - df + 0.5) / (df + 0.5))
+        return out
+
+    def words_found(self, query: str) -> bool:
+        """Whether any indexed passage holds a BM25 word of ``query`` (after the rewrites).
+
+        ``False`` means the BM25 leg found nothing and the ranking is by meaning
+        alone (the dense leg), which for a misspelt query or one in another
+        language may be unrelated to it.
+        """
+        q = self.rewrite(query)
+        return bool(self.bm25.tokenize(q)) and bool(np.any(np.nan_to_num(self.bm25.passage_scores(q)) > 0))
+
+    def unknown_words(self, query: str) -> dict[str, list[str]]:
+        """Words of ``query`` that look misspelt or foreign to the reports, each with the printed words nearest to it.
+
+        :meth:`ddrsearch.text.spelling.Spelling.unknown` over the whole text of the
+        attached reports (their passages' text when none is attached); a word
+        whose BM25 terms, after this retriever's rewrites (shorthand spelt
+        out, expansion, stemming), are in the index also counts as matched.
+
+        Returns:
+            Word -> up to 3 printed words within its edit distance, in query
+            order; ``{}`` when no word needs a note.
+        """
+        if "_spelling" not in self.__dict__:
+            texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
+            self._spelling = Spelling(texts)
+        vocab = self.bm25._vocab
+
+        def matched(word: str) -> bool:
+            return any(t in vocab for t in self.bm25.tokenize(self.rewrite(word)))
+
+        return self._spelling.unknown(query, matched)
+
+    # --- the structured path ---------------------------------------------------------
+    def structured_match(self, query: str):
+        """The structured path's :class:`~ddrsearch.retrieval.structured.StructuredMatch` for ``query`` (``None``: none)."""
+        if self.structured <= 0:
+            return None
+        if self._structured_index is None:
+            if not self._reports:
+                return None
+            self._structured_index = StructuredIndex(list(self._reports.values()))
+        return self._structured_index.score(query)
+
+    def passage_scores(self, query: str) -> np.ndarray:
+        memo = self.__dict__.get("_memo")  # set by search(): one scoring per query, not two
+        if memo is not None and query in memo:
+            return memo[query]
+        out = self._passage_scores(query)
+        if memo is not None:
+            memo[query] = out
+        return out
+
+    def _passage_scores(self, query: str) -> np.ndarray:
+        fused = super().passage_scores(query)
+        match = self.structured_match(query)
+        if match is None or not match.scores:
+            return fused
+        out = fused.copy()
+        for i, p in enumerate(self.passages):
+            s = match.scores.get(p.report)
+            if s:
+                out[i] = (0.0 if np.isnan(out[i]) else out[i]) + self.structured * s
+        return out
+
+    def _idf(self) -> dict[str, float]:
+        """Lucene IDF of every BM25 term over the passages, computed once."""
+        idf = self.__dict__.get("_idf_cache")
+        if idf is None:
+            df: Counter = Counter()
+            for p in self.passages:
+                df.update(set(self.bm25.tokenize(p.indexed_text)))
+            n = len(self.passages)
+            idf = {t: float(np.log(1 + (n - c + 0.5) / (c + 0.5))) for t, c in df.items()}
+            self._idf_cache = idf
+        return idf
+
+    # --- the row shown ---------------------------------------------------------------
+    def _row_terms(self, i: int) -> set[str]:
+        cache = self.__dict__.setdefault("_row_terms_cache", {})
+        if i not in cache:
+            cache[i] = set(self.bm25.tokenize(self.passages[i].text))
+        return cache[i]
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        self._memo = {}
+        try:
+            return self._search(query, k)
+        finally:
+            self._memo = None
+
+    def _search(self, query: str, k: int) -> list[Hit]:
+        hits = super().search(query, k)
+        if self.row == "fused" or not hits:
+            return hits
+        scores = self.passage_scores(query)
+        terms = set(self.bm25.tokenize(self.rewrite(query)))
+        match = self.structured_match(query)
+        idf = self._idf()
+        by_report: dict[str, list[int]] = defaultdict(list)
+        wanted = {h.report for h in hits}
+        for i, p in enumerate(self.passages):
+            if p.report in wanted:
+                by_report[p.report].append(i)
+        out = []
+        kinds = [p.kind for p in self.passages]
+        texts = [p.text for p in self.passages]
+        for h in hits:
+            best = choose_row(by_report[h.report], rule=self.row, terms=terms, row_terms=self._row_terms, idf=idf,
+                              scores=scores, kinds=kinds, texts=texts,
+                              depth=match.depths.get(h.report) if match is not None else None)
+            p = self.passages[best]
+            out.append(replace(h, text=p.text, page=p.page, row=p.row, start=p.start, end=p.end,
+                               passage_id=p.passage_id))
+        return out

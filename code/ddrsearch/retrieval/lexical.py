@@ -1,0 +1,183 @@
+"""Word-matching retrievers: boolean AND keyword search and BM25.
+
+Both cut passages and queries with the one tokenizer
+(:func:`ddrsearch.text.tokenizer.make_tokenizer`), optionally with the glossary's
+abbreviation expansion, so a query and a report are always cut the same way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ddrsearch.errors import EmptyCorpusError, QueryError
+from ddrsearch.imports import import_quietly
+from ddrsearch.retrieval.base import Retriever
+from ddrsearch.text.glossary import default_glossary
+from ddrsearch.text.tokenizer import make_tokenizer
+from ddrsearch.text.words import DEFAULT_STOPWORDS
+
+__all__ = ["BM25Retriever", "InvertedIndex", "KeywordRetriever"]
+
+
+class InvertedIndex:
+    """An inverted index: term -> {passage position: term frequency}.
+
+    Built with the shared tokenizer. chapters/03-keyword-search.ipynb builds the same thing in a few
+    lines; this is the tested version.
+    """
+
+    def __init__(self, token_lists: Iterable[list[str]]):
+        self.postings: dict[str, dict[int, int]] = defaultdict(dict)
+        self.n_docs = 0
+        for pos, tokens in enumerate(token_lists):
+            self.n_docs += 1
+            for term, tf in Counter(tokens).items():
+                self.postings[term][pos] = tf
+
+    def and_query(self, terms: Sequence[str]) -> dict[int, int]:
+        """Positions of the passages holding *every* term -> total occurrences of the terms.
+
+        An empty ``terms`` list matches nothing.
+        """
+        terms = list(dict.fromkeys(terms))
+        if not terms:
+            return {}
+        postings = [self.postings.get(t, {}) for t in terms]
+        postings.sort(key=len)
+        common = set(postings[0])
+        for p in postings[1:]:
+            common &= set(p)
+        return {pos: sum(p[pos] for p in postings) for pos in common}
+
+
+class KeywordRetriever(Retriever):
+    """Boolean AND search: a passage matches when it contains every query term.
+
+    Matches are ranked by the number of occurrences of the query terms in the
+    passage (a crude relevance signal), ties by report name. Passages missing
+    any term are not retrieved at all, which is why natural questions often
+    find nothing (chapters/03-keyword-search.ipynb).
+
+    Args:
+        expand: expand rig abbreviations with the glossary, in passages and queries alike.
+        rollup: see :class:`Retriever`.
+    """
+
+    name = "keyword"
+
+    def __init__(self, *, expand: bool = False, rollup: str = "max"):
+        super().__init__(rollup)
+        self.expand = expand
+        self.tokenize = make_tokenizer(expand=expand)
+        self._plain = make_tokenizer()
+        self._glossary = default_glossary() if expand else None
+
+    def _fit(self, passages):
+        self.inverted = InvertedIndex(self.tokenize(p.indexed_text) for p in passages)
+
+    def query_terms(self, query: str) -> list[str]:
+        """The terms a passage must all contain.
+
+        Without expansion, the query's tokens. With expansion, an abbreviation
+        in the query is replaced by the words of its expansion (``tih`` ->
+        ``trip``, ``in``, ``hole``): passages were indexed with their
+        abbreviations expanded, so a passage holding either ``TIH`` or
+        ``trip in hole`` holds all three words.
+        """
+        if not self.expand:
+            return self.tokenize(query)
+        terms: list[str] = []
+        for tok in self._plain(query):
+            expansion = self._glossary.expansion_tokens(tok) if self._glossary.get(tok) else None
+            terms.extend(expansion or [tok])
+        return terms
+
+    def passage_scores(self, query):
+        terms = self.query_terms(query)
+        if not terms:
+            raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
+        scores = np.full(len(self.passages), np.nan)
+        for pos, n in self.inverted.and_query(terms).items():
+            scores[pos] = float(n)
+        return scores
+
+
+class BM25Retriever(Retriever):
+    """Ranked BM25 with the Lucene IDF, via the bm25s library.
+
+    score(q, d) = sum over query terms t of
+    IDF(t) * tf(t, d) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl)),
+    with IDF(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5)) (Lucene's form,
+    never negative; Robertson and Zaragoza, "The Probabilistic Relevance
+    Framework: BM25 and Beyond", 2009; Kamphuis et al., ECIR 2020, for the
+    variants). This is bm25s's ``method="lucene"``, which, like Lucene
+    since version 8, leaves out the constant factor ``(k1 + 1)`` of the
+    classic formula: scores are the classic ones divided by ``k1 + 1``, and
+    rankings are the same. Unlike rank-bm25's BM25Okapi, a term found in every report
+    still scores a little above zero (chapters/03-keyword-search.ipynb shows why that matters on
+    ten reports).
+
+    Args:
+        k1: term-frequency saturation (default 1.5; 1.2 to 2.0 is usual).
+        b: length normalisation, 0 (none) to 1 (full); default 0.75.
+        expand: expand rig abbreviations with the glossary.
+        stem: Snowball-stem the words of passages and queries
+            (:func:`ddrsearch.text.tokenizer.tokenize`'s ``stem``).
+        stop_extra: words dropped besides :data:`ddrsearch.text.words.DEFAULT_STOPWORDS`
+            (the default pipeline drops ``while``: chapters/12-improving-retrieval.ipynb).
+        rollup: see :class:`Retriever`.
+
+    Raises (at :meth:`index`):
+        EmptyCorpusError: no passage holds a searchable word (the message
+            names the reports).
+
+    A passage that shares no term with the query is not retrieved (score
+    ``nan``), so a fusion method gives it no credit from BM25.
+    """
+
+    name = "bm25"
+
+    def __init__(self, *, k1: float = 1.5, b: float = 0.75, expand: bool = False, stem: bool = False,
+                 stop_extra: Iterable[str] = (), rollup: str = "max"):
+        super().__init__(rollup)
+        if not (k1 >= 0 and 0 <= b <= 1):
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        if isinstance(stop_extra, str):
+            raise ValueError(f"stop_extra must be a list of words, not the string {stop_extra!r}")
+        self.k1, self.b, self.expand, self.stem = k1, b, expand, stem
+        self.stop_extra = tuple(sorted({w.lower() for w in stop_extra}))
+        stopwords = DEFAULT_STOPWORDS | set(self.stop_extra)
+        self.tokenize = make_tokenizer(expand=expand, stem=stem, stopwords=stopwords)
+
+    def _fit(self, passages):
+        bm25s = import_quietly("bm25s")
+        tokens = [self.tokenize(p.indexed_text) for p in passages]
+        self._vocab = set(t for ts in tokens for t in ts)
+        if not self._vocab:
+            reports = sorted({p.report for p in passages})
+            raise EmptyCorpusError(
+                f"Nothing to search: none of the {len(passages)} passage(s) of {len(reports)} report(s) holds a "
+                f"searchable word (only blanks, stop words or punctuation): {', '.join(reports[:10])}"
+                f"{', ...' if len(reports) > 10 else ''}. Check that these PDFs have a text layer and filled-in rows."
+            )
+        self._bm25 = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
+        self._bm25.index(tokens, show_progress=False)
+
+    def passage_scores(self, query):
+        terms = self.tokenize(query)
+        if not terms:
+            raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
+        known = [t for t in terms if t in self._vocab]
+        scores = np.full(len(self.passages), np.nan)
+        if not known:
+            return scores
+        raw = np.asarray(self._bm25.get_scores(known), dtype=float)
+        # With the Lucene IDF every term weighs more than zero, so a passage holding
+        # a query term scores above zero, and one holding none scores exactly zero.
+        hit = raw > 0
+        scores[hit] = raw[hit]
+        return scores
+

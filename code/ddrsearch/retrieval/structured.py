@@ -1,0 +1,299 @@
+"""The structured path: numeric and date questions answered from the reports' typed fields.
+
+Text search reads words; "which day did the well pass 5,000 ft?" asks for a
+number that only the header's MD field holds, and "what were we doing on
+Christmas Day 2020?" for a date that only the report date holds. This
+module reads such a question and scores the reports that answer it from the
+typed fields of :mod:`ddrsearch.reading.fields`:
+
+* a **date** (``2020-12-25``, ``12/25/2020``, ``December 25 2020``,
+  ``Dec 25``, or a holiday: Christmas, Christmas Eve, New Year's Day and
+  Eve, Thanksgiving, Halloween, Veterans Day) -> the report of that date;
+* a **depth passed** (``past``/``pass``/``reach``/``cross``/``beyond`` N
+  ``ft``/``feet``/``'``) -> the first report whose MD is at least N
+  (:func:`ddrsearch.answers.patterns.first_reaching`'s rule);
+* **more/less than** N ft drilled (``footage``, ``drilled``, ``made``)
+  -> every report whose 24-hour footage is above (below) N;
+* the **best/most/highest** (``worst``/``least``/``lowest``) footage, ROP,
+  mud weight, pump pressure or torque -> the report(s) holding the extreme,
+  optionally within one hole size (``8 3/4 hole``, read from the DRILL BITS
+  table's SIZE column);
+* a **depth mentioned** (``at 6,400 ft``) -> the reports whose drilled
+  interval (previous MD to this MD) holds it, with a lower score.
+
+:meth:`StructuredIndex.score` gives each matching report a score in (0, 1]
+and the depth range its rows should print; the tuned pipeline
+(:mod:`ddrsearch.retrieval.levered`) adds it to the text search's fused score. A question
+with none of these patterns gets no structured scores at all.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ddrsearch.reading.fields import FIELDS, read_tables, typed_fields
+from ddrsearch.reading.report import Report
+from ddrsearch.text.words import normalize
+
+__all__ = ["StructuredIndex", "StructuredMatch", "parse_date", "plausible"]
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"], start=1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+_FEET = r"\s*(?:ft|feet|foot|')"
+#: The verbs of a "which day did we pass N ft?" question, up to the number.
+_PASS = r"\b(?:past|pass(?:ed|ing)?|reach(?:ed|ing)?|cross(?:ed|ing)?|beyond|hit|got to|get to|deeper than)\s+(?:the\s+)?"
+
+
+def asked_depths(query: str) -> tuple[list[float], bool]:
+    """The depths a "which day did we pass N ft?" question names, in feet, and whether it gives one in metres.
+
+    >>> asked_depths("when did we pass 6,000 ft and 8,000 ft?")
+    ([6000.0, 8000.0], False)
+    >>> asked_depths("when did we reach 2,440 m?")
+    ([], True)
+    """
+    text = normalize(query)
+    first = re.search(_PASS + rf"{_NUM}{_FEET}", text)
+    feet = [_number(n) for n in re.findall(rf"{_NUM}{_FEET}", text[first.start():])] if first else []
+    metres = bool(re.search(_PASS + rf"{_NUM}\s*(?:m|metres|meters)\b", text))
+    return feet, metres
+_HOLE = re.compile(r"(\d{1,2}(?:\.\d+)?)(?:[\s-]+(\d)/(\d))?\s*\"?\s*(?:in(?:ch)?\s+)?"
+                   r"(?:production |surface |intermediate )?hole")
+
+
+def _holidays(year: int) -> dict[str, dt.date]:
+    nov1 = dt.date(year, 11, 1)
+    thanksgiving = nov1 + dt.timedelta(days=(3 - nov1.weekday()) % 7 + 21)  # 4th Thursday of November
+    return {"christmas eve": dt.date(year, 12, 24), "christmas": dt.date(year, 12, 25),
+            "new year's eve": dt.date(year, 12, 31), "new years eve": dt.date(year, 12, 31),
+            "new year's day": dt.date(year, 1, 1), "new years day": dt.date(year, 1, 1),
+            "new year": dt.date(year, 1, 1), "thanksgiving": thanksgiving, "halloween": dt.date(year, 10, 31),
+            "veterans day": dt.date(year, 11, 11)}
+
+
+def parse_date(query: str, years: Sequence[int] = ()) -> dt.date | None:
+    """The calendar date a query names, or ``None``.
+
+    Args:
+        query: the question.
+        years: years to try when the query gives none (the archive's years,
+            earliest first); the first year that makes a date in ``years``'
+            span wins. Without them a date without a year is ``None``.
+
+    >>> parse_date("what were we doing on Christmas Day 2020")
+    datetime.date(2020, 12, 25)
+    >>> parse_date("report of 11/26/2020")
+    datetime.date(2020, 11, 26)
+    """
+    text = normalize(query)
+    year_m = re.search(r"\b(19|20)\d{2}\b", text)
+    year_list = [int(year_m.group(0))] if year_m else list(years)
+    m = re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", text)
+    if m:
+        return _safe_date(int(m[1]), int(m[2]), int(m[3]))
+    m = re.search(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b", text)
+    if m:
+        y = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+        return _safe_date(y, int(m[1]), int(m[2]))
+    names = "|".join(sorted(_MONTHS, key=len, reverse=True))
+    m = re.search(rf"\b({names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", text) or \
+        re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({names})\b", text)
+    for y in year_list:
+        if m:
+            month, day = (m[1], m[2]) if not m[1].isdigit() else (m[2], m[1])
+            d = _safe_date(y, _MONTHS[month], int(day))
+            if d:
+                return d
+        for name, d in sorted(_holidays(y).items(), key=lambda t: -len(t[0])):
+            if re.search(rf"\b{re.escape(name)}\b", text):
+                return d
+    return None
+
+
+def _safe_date(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
+def _number(raw: str) -> float:
+    return float(raw.replace(",", ""))
+
+
+_RANGES = {spec.name: (spec.low, spec.high) for spec in FIELDS}
+
+
+def plausible(name: str, value: float | None) -> float | None:
+    """``value``, or ``None`` when it lies outside the field ``name``'s plausible range (:data:`ddrsearch.reading.fields.FIELDS`).
+
+    :func:`ddrsearch.reading.fields.typed_fields` keeps such a value and flags it ("check the unit"); an MD
+    printed 80240 must not answer "which day did we pass 9,000 ft?".
+    """
+    low, high = _RANGES.get(name, (None, None))
+    if value is None or low is None or low <= value <= high:
+        return value
+    return None
+
+
+def _feet(n: float) -> str:
+    """``8,000`` or ``8,000.5``: a depth as asked, never rounded."""
+    return f"{n:,.0f}" if n == int(n) else f"{n:,}"
+
+
+@dataclass(frozen=True)
+class StructuredMatch:
+    """What the structured path found for a query.
+
+    Attributes:
+        kind: ``"date"``, ``"depth_passed"``, ``"footage_above"``, ``"footage_below"``,
+            ``"extreme"`` or ``"depth_at"``.
+        scores: report file name -> score in (0, 1].
+        depth: ``(low, high)`` feet that the answering row should print, when known.
+        detail: how the answer was found, in words.
+        depths: report file name -> its own depth range, when the reports differ.
+        value: the number the question gave (feet for ``"depth_passed"``), or the extreme value found
+            (``"extreme"``, in the field's unit), when one decides the answer.
+        field: the typed field an ``"extreme"`` was read from (a name of :data:`ddrsearch.reading.fields.FIELDS`).
+        holders: every report holding that extreme (``scores`` gives at most three reports a score).
+    """
+
+    kind: str
+    scores: dict[str, float]
+    depth: tuple[float, float] | None = None
+    detail: str = ""
+    depths: dict[str, tuple[float, float]] = field(default_factory=dict)
+    value: float | None = None
+    field: str = ""
+    holders: tuple[str, ...] = ()
+
+
+_EXTREMES = (
+    (r"foot(?:age)?|feet drilled|ft drilled|most (?:hole|feet|ft)", "footage_ft"),
+    (r"\brop\b|rate of penetration|penetration rate|drilling rate", "bit_rop_ft_per_hr"),
+    (r"mud weight|\bmw\b|heaviest mud|lightest mud", "mud_weight_max_ppg"),
+    (r"pump pressure|standpipe pressure|\bspp\b", "pump_pressure_psi"),
+    (r"torque", "torque_ftlbf"),
+)
+
+
+class StructuredIndex:
+    """The typed fields of a set of reports, ready to answer numeric and date questions.
+
+    Args:
+        reports: the reports (any order).
+    """
+
+    def __init__(self, reports: Sequence[Report]):
+        self._set_rows(self.records_of(reports))
+
+    @staticmethod
+    def records_of(reports: Sequence[Report]) -> list[dict]:
+        """One record per report: file name, date, bit size and every typed field's value (JSON-ready after
+        :meth:`to_records`)."""
+        rows = []
+        for r in sorted(reports, key=lambda r: (r.report_date, r.file_name)):
+            vals = typed_fields(r)
+            bits = read_tables(r).get("DRILL BITS", [])
+            size = next((b.get("SIZE", "") for b in bits if b.get("SIZE", "").strip()), "")
+            try:
+                bit_size = float(size)
+            except ValueError:
+                bit_size = None
+            rows.append({"report": r.file_name, "date": r.report_date, "bit_size": bit_size,
+                         **{k: v.value for k, v in vals.items()}})
+        return rows
+
+    def to_records(self) -> list[dict]:
+        """The index as JSON-ready records (dates as ISO strings), for an index on disk."""
+        keep = [{k: v for k, v in row.items() if k != "md_from"} for row in self.rows]
+        return [{**row, "date": row["date"].isoformat()} for row in keep]
+
+    @classmethod
+    def from_records(cls, records: Sequence[dict]) -> StructuredIndex:
+        """Rebuild the index from :meth:`to_records` output (no PDF is read)."""
+        import datetime as _dt
+
+        obj = cls.__new__(cls)
+        rows = [{**r, "date": _dt.date.fromisoformat(r["date"])} for r in records]
+        obj._set_rows(sorted(rows, key=lambda r: (r["date"], r["report"])))
+        return obj
+
+    def _set_rows(self, rows: list[dict]) -> None:
+        for row in rows:  # an implausible value (kept and flagged by typed_fields) answers nothing here
+            row.update({k: plausible(k, row[k]) for k in _RANGES if k in row})
+        self.rows = rows
+        prev = 0.0
+        for row in rows:  # drilled interval of each day: previous MD -> this MD
+            md = row.get("md_ft")
+            row["md_from"] = prev
+            if md is not None:
+                prev = max(prev, md)
+        self.years = sorted({row["date"].year for row in rows})
+
+    def score(self, query: str) -> StructuredMatch | None:
+        """The reports answering ``query`` from typed fields, or ``None`` when it has no numeric/date pattern."""
+        text = normalize(query)
+        date = parse_date(text, self.years)
+        if date is not None:
+            hits = {r["report"]: 1.0 for r in self.rows if r["date"] == date}
+            return StructuredMatch("date", hits, detail=f"report dated {date.isoformat()}") if hits else None
+        m = re.search(_PASS + rf"{_NUM}{_FEET}", text)
+        if m:
+            n = _number(m[1])
+            # a report without an MD (a rig-up day, an unreadable or implausible value) passes no depth
+            first = next((r for r in self.rows if r.get("md_ft") is not None and r["md_ft"] >= n), None) \
+                if n > 0 else None
+            if first is None:
+                return None
+            depth = (max(n - 100.0, first["md_from"]), first["md_ft"])
+            return StructuredMatch("depth_passed", {first["report"]: 1.0}, depth,
+                                   f"first MD >= {_feet(n)} ft", {first["report"]: depth}, value=n)
+        m = re.search(rf"\b(more|over|above|greater|at least|less|under|below|fewer)\s+(?:than\s+)?{_NUM}{_FEET}", text)
+        if m and re.search(r"drill|footage|made|hole", text):
+            n, above = _number(m[2]), m[1] not in ("less", "under", "below", "fewer")
+            hits = {r["report"]: 1.0 for r in self.rows if r.get("footage_ft") is not None
+                    and (r["footage_ft"] > n if above else r["footage_ft"] < n)}
+            return StructuredMatch("footage_above" if above else "footage_below", hits,
+                                   detail=f"24 HR FTG {'>' if above else '<'} {n:,.0f} ft") if hits else None
+        # "most recent", "at least 9.2 ppg" and "at most" ask for no extreme
+        m = re.search(r"\b(best|most(?! recent)|highest|max(?:imum)?|biggest|longest|fastest|heaviest|record|"
+                      r"worst|(?<!at )least|lowest|min(?:imum)?|smallest|slowest|lightest)\b", text)
+        if m and m[1] == "most" and re.search(r"\bat most\b", text):
+            m = None
+        if m:
+            for pattern, fld in _EXTREMES:
+                if re.search(pattern, text):
+                    return self._extreme(text, fld, m[1] in ("worst", "least", "lowest", "minimum", "min",
+                                                              "smallest", "slowest", "lightest"))
+        m = re.search(rf"\b(?:at|to|from|near|around)\s+{_NUM}{_FEET}", text)
+        if m:
+            n = _number(m[1])
+            hits = {r["report"]: 0.5 for r in self.rows
+                    if r.get("md_ft") is not None and r["md_from"] < n <= r["md_ft"]}
+            return StructuredMatch("depth_at", hits, (n, n), f"drilled interval holds {n:,.0f} ft",
+                                   {rep: (n, n) for rep in hits}) if hits else None
+        return None
+
+    def _extreme(self, text: str, fld: str, lowest: bool) -> StructuredMatch | None:
+        rows = [r for r in self.rows if r.get(fld) is not None and (fld != "footage_ft" or r[fld] > 0)]
+        hole = _HOLE.search(text)
+        if hole:
+            size = float(hole[1]) + (int(hole[2]) / int(hole[3]) if hole[2] else 0.0)
+            rows = [r for r in rows if r["bit_size"] is not None and abs(r["bit_size"] - size) < 0.01]
+        if not rows:
+            return None
+        ordered = sorted(rows, key=lambda r: r[fld], reverse=not lowest)
+        best = ordered[0][fld]
+        # the extreme scores 1; the next two get a little, as near-misses of a noisy field
+        scores = {r["report"]: 1.0 if r[fld] == best else 0.3 for r in ordered[:3]}
+        within = f" ({size:g} in hole)" if hole else ""
+        return StructuredMatch("extreme", scores, detail=f"{'lowest' if lowest else 'highest'} {fld}{within}",
+                               value=best, field=fld, holders=tuple(r["report"] for r in ordered if r[fld] == best))

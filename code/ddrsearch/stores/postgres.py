@@ -1,0 +1,553 @@
+"""The book's search on PostgreSQL: full-text search for the lexical leg, pgvector for the dense leg.
+
+Why one module: the tables, the SQL of both legs, the fusion over their
+candidates and the transactions that keep a search on one snapshot are one
+backend; the server's start, stop and connection live in
+:mod:`ddrsearch.stores.pgserver`.
+
+:class:`PostgresRetriever` has the interface of every ddrsearch retriever
+(``index``, ``search(query, k)`` returning :class:`~ddrsearch.retrieval.base.Hit`
+with citations) but keeps passages, metadata, term statistics and vectors in
+PostgreSQL tables, so the archive can grow past what fits in memory.
+
+* **Lexical leg.** Each passage's ``tsvector`` is built from the package's
+  own tokens (:func:`ddrsearch.text.words.tokenize`, with the same ``expand``
+  setting as :class:`~ddrsearch.retrieval.base.BM25Retriever`), written as a
+  ``tsvector`` literal with positions, which is what the ``simple``
+  configuration (lowercase, no stemming, no stop words) gives for text that
+  is already tokenised, without its re-parsing (``to_tsvector('simple', ...)``
+  would cut the clock time ``13:30`` into ``13`` and ``30``), so the
+  package's tokenisation decisions carry over as they are. A GIN index
+  finds the passages holding a query term (``tsv @@ tsquery``); they are
+  ranked by BM25 written in SQL, the Lucene form bm25s uses
+  (:class:`~ddrsearch.retrieval.base.BM25Retriever`), from the term frequencies
+  in the ``tsvector`` and a table of document frequencies kept in step with
+  the passages; or, with ``lexical="ts_rank_cd"``, by PostgreSQL's cover
+  density ranking (Clarke, Cormack and Tudhope, "Relevance ranking for one
+  to three term queries", 2000), which knows no IDF.
+* **Dense leg.** all-MiniLM-L6-v2 vectors (the shared embedding cache) in a
+  pgvector ``vector(384)`` column, ranked by inner product ``<#>`` (the
+  vectors are unit length, so it is the cosine): exact (a scan) or with an
+  HNSW index (:meth:`PostgresRetriever.create_hnsw`; Malkov and Yashunin,
+  IEEE TPAMI 2020).
+* **Fusion** in the package over both legs' top ``candidates`` passages, with
+  :func:`ddrsearch.retrieval.fusion.convex_scores` and :func:`ddrsearch.retrieval.fusion.rrf_scores`,
+  as :class:`~ddrsearch.retrieval.fusion.HybridRetriever` does in memory.
+
+Ranking rule as everywhere: score descending, ties by report name, then
+passage id. Passages roll up to reports by their best passage (``max``).
+
+The server: ``url=`` argument, else ``$DDRSEARCH_DATABASE_URL``, else an
+embedded server from the PyPI package ``pgserver`` (PostgreSQL 16 with
+pgvector) in a private data folder (:func:`embedded_server`), started on
+first use and stopped when the process ends.
+
+Consistency: an :meth:`~PostgresRetriever.index` or
+:meth:`~PostgresRetriever.add` is one transaction, and every search reads
+one snapshot (``REPEATABLE READ``), so a search running during an add sees
+the collection before or after it, never half of it.
+
+Errors (all :class:`PostgresError`, a :class:`~ddrsearch.errors.DDRSearchError`):
+:class:`ServerUnreachableError` (one line: the URL and the reason),
+:class:`VectorExtensionError` (how to add pgvector),
+:class:`SchemaVersionError` (tables of another package version: how to
+rebuild), :class:`EmbeddedServerError` (pgserver missing or cannot start).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from ddrsearch.checks import check_k as _check_k
+from ddrsearch.errors import QueryError
+from ddrsearch.reading.report import Report
+from ddrsearch.retrieval.base import Retriever
+from ddrsearch.retrieval.base import check_query as _check_query
+from ddrsearch.retrieval.fusion import RRF_K, convex_scores, rrf_scores
+from ddrsearch.retrieval.passages import Hit, Passage
+from ddrsearch.stores.pgserver import (
+    DATA_DIR_ENV,
+    DATABASE_URL_ENV,
+    EmbeddedServer,
+    EmbeddedServerError,
+    PostgresError,
+    SchemaVersionError,
+    ServerUnreachableError,
+    VectorExtensionError,
+    _redact,
+    connect,
+    database_url,
+    embedded_server,
+)
+from ddrsearch.text.tokenizer import make_tokenizer
+
+__all__ = [
+    "DATABASE_URL_ENV",
+    "DATA_DIR_ENV",
+    "SCHEMA_VERSION",
+    "EmbeddedServer",
+    "EmbeddedServerError",
+    "PostgresError",
+    "PostgresRetriever",
+    "SchemaVersionError",
+    "ServerUnreachableError",
+    "VectorExtensionError",
+    "connect",
+    "database_url",
+    "drop_collection",
+    "embedded_server",
+    "tsvector_literal",
+    "well_of",
+]
+
+#: Version of the table layout; tables written by another version are refused.
+SCHEMA_VERSION = 1
+#: Length of the embedding vectors (all-MiniLM-L6-v2).
+EMBEDDING_DIM = 384
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+def well_of(report: str) -> str:
+    """The well a report belongs to: its file name up to ``_Drilling_`` / ``_Completion_``.
+
+    >>> well_of("FORGE-16A-78-32_Drilling_038_2020-11-26.pdf")
+    'FORGE-16A-78-32'
+    """
+    m = re.match(r"^(.+?)_(?:Drilling|Completion)_", report)
+    return m.group(1) if m else report
+
+
+def tsvector_literal(tokens: Sequence[str]) -> str:
+    """A ``tsvector`` literal holding ``tokens`` as they are, with positions from 1.
+
+    >>> tsvector_literal(["trip", "out", "hole", "trip"])
+    "'trip':1,4 'out':2 'hole':3"
+    """
+    positions: dict[str, list[int]] = {}
+    for i, t in enumerate(tokens, start=1):
+        positions.setdefault(t, []).append(min(i, 16383))  # PostgreSQL's largest position
+    quote = lambda t: "'" + t.replace("\\", "\\\\").replace("'", "''") + "'"  # noqa: E731
+    return " ".join(f"{quote(t)}:{','.join(map(str, sorted(set(p))[:256]))}" for t, p in positions.items())
+
+
+def _tsquery_literal(terms: Sequence[str]) -> str:
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in dict.fromkeys(terms))
+
+
+def _tables(collection: str) -> dict[str, str]:
+    if not isinstance(collection, str) or not _NAME_RE.match(collection):
+        raise ValueError(f"collection must be lowercase letters, digits and _ (a letter first, at most 40), "
+                         f"not {collection!r}")
+    return {k: f"ddr_{collection}_{k}" for k in ("passages", "terms", "stats")}
+
+
+def _schema_sql(t: dict[str, str]) -> list[str]:
+    return [
+        f"""CREATE TABLE {t['passages']} (
+            pos bigint NOT NULL, passage_id text NOT NULL, well text NOT NULL, report text NOT NULL,
+            text text NOT NULL, context text NOT NULL, page int, row_index int, start_time text, end_time text,
+            kind text NOT NULL, span_start int, span_end int, n_tokens int NOT NULL, tsv tsvector NOT NULL,
+            embedding vector({EMBEDDING_DIM}), PRIMARY KEY (well, passage_id))""",
+        f"CREATE INDEX ON {t['passages']} USING gin (tsv)",
+        # not UNIQUE: a sharded (Citus) table allows unique keys only with the distribution column (well);
+        # add() checks that passage ids are new, under the stats row lock
+        f"CREATE INDEX ON {t['passages']} (passage_id)",
+        f"CREATE TABLE {t['terms']} (term text PRIMARY KEY, df bigint NOT NULL)",
+        f"CREATE TABLE {t['stats']} (one bool PRIMARY KEY DEFAULT true CHECK (one), n bigint NOT NULL, "
+        f"total_tokens bigint NOT NULL)",
+        f"INSERT INTO {t['stats']} VALUES (true, 0, 0)",
+    ]
+
+
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ddrsearch")
+    except PackageNotFoundError:
+        return "source"
+
+
+def _open_collection(conn, collection: str, url: str, *, create: bool) -> dict[str, str]:
+    """Check (and with ``create``, make) the collection's tables; refuse another schema version."""
+    t = _tables(collection)
+    conn.execute("""CREATE TABLE IF NOT EXISTS ddrsearch_schema (collection text PRIMARY KEY, version int NOT NULL,
+                    package_version text NOT NULL, created timestamptz NOT NULL DEFAULT now())""")
+    row = conn.execute("SELECT version, package_version FROM ddrsearch_schema WHERE collection = %s",
+                       (collection,)).fetchone()
+    exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (t["passages"],)).fetchone()[0]
+    rebuild = (f"Rebuild it: `ddrsearch.stores.postgres.drop_collection({collection!r})` (with the same url), then "
+               f"index the reports again.")
+    if row is not None and row[0] != SCHEMA_VERSION:
+        conn.rollback()
+        raise SchemaVersionError(
+            f"Collection {collection!r} at {_redact(url)} has table layout version {row[0]} (written by ddrsearch "
+            f"{row[1]}); this ddrsearch ({_package_version()}) reads version {SCHEMA_VERSION}. {rebuild}")
+    if row is None and exists:
+        conn.rollback()
+        raise SchemaVersionError(
+            f"Collection {collection!r} at {_redact(url)} has tables ({t['passages']}) but no entry in "
+            f"ddrsearch_schema: an older ddrsearch wrote them. {rebuild}")
+    if row is None and create:
+        for sql in _schema_sql(t):
+            conn.execute(sql)
+        conn.execute("INSERT INTO ddrsearch_schema (collection, version, package_version) VALUES (%s, %s, %s)",
+                     (collection, SCHEMA_VERSION, _package_version()))
+    conn.commit()
+    return t
+
+
+def drop_collection(collection: str, url: str | None = None) -> None:
+    """Drop a collection's tables and its schema entry (whatever version wrote them)."""
+    t = _tables(collection)
+    with connect(url) as conn:
+        for name in t.values():
+            conn.execute(f"DROP TABLE IF EXISTS {name}")
+        if conn.execute("SELECT to_regclass('ddrsearch_schema') IS NOT NULL").fetchone()[0]:
+            conn.execute("DELETE FROM ddrsearch_schema WHERE collection = %s", (collection,))
+        conn.commit()
+
+
+
+
+# --- the retriever --------------------------------------------------------------------------
+
+_BM25_SQL = """
+WITH st AS (SELECT n::float8 AS n, total_tokens::float8 / greatest(n, 1) AS avgdl FROM {stats}),
+q AS (SELECT t.term, ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf, count(*) AS mult
+      FROM unnest(%(terms)s::text[]) AS u(term) JOIN {terms} t USING (term) CROSS JOIN st
+      GROUP BY t.term, t.df, st.n)
+SELECT p.passage_id, p.report,
+       sum(q.mult * q.idf * cardinality(l.positions)
+           / (cardinality(l.positions) + %(k1)s * (1 - %(b)s + %(b)s * p.n_tokens / st.avgdl))) AS score
+FROM {passages} p CROSS JOIN st
+CROSS JOIN LATERAL unnest(ts_filter(setweight(p.tsv, 'A', %(terms)s::text[]), '{{a}}')) AS l
+JOIN q ON q.term = l.lexeme
+WHERE p.tsv @@ %(tsq)s::tsquery {only}
+GROUP BY p.passage_id, p.report
+ORDER BY score DESC, p.report, p.passage_id LIMIT %(n)s"""
+
+_TS_RANK_SQL = """
+SELECT passage_id, report, ts_rank_cd(tsv, %(tsq)s::tsquery)::float8 AS score FROM {passages}
+WHERE tsv @@ %(tsq)s::tsquery {only} ORDER BY score DESC, report, passage_id LIMIT %(n)s"""
+
+_EXACT_SQL = """
+SELECT passage_id, report, -(embedding <#> %(q)s) AS score FROM {passages} WHERE embedding IS NOT NULL {only}
+ORDER BY score DESC, report, passage_id LIMIT %(n)s"""
+
+_HNSW_SQL = """
+SELECT * FROM (SELECT passage_id, report, -(embedding <#> %(q)s) AS score FROM {passages}
+               ORDER BY embedding <#> %(q)s LIMIT %(n)s) AS s
+ORDER BY score DESC, report, passage_id"""
+
+_COLUMNS = ("pos, passage_id, well, report, text, context, page, row_index, start_time, end_time, kind, "
+            "span_start, span_end, n_tokens, tsv, embedding")
+
+
+class PostgresRetriever(Retriever):
+    """BM25 (PostgreSQL full-text search), dense (pgvector) or hybrid search over PostgreSQL tables.
+
+    Args:
+        method: ``"bm25"`` (lexical leg only), ``"dense"`` or ``"hybrid"`` (both, fused).
+        collection: name of the table set (``ddr_<collection>_passages``,
+            ``_terms``, ``_stats``); lowercase letters, digits, ``_``.
+        url: connection string; default ``$DDRSEARCH_DATABASE_URL``, else the embedded server.
+        lexical: ``"bm25"`` (BM25 in SQL, Lucene form, as
+            :class:`~ddrsearch.retrieval.base.BM25Retriever`) or ``"ts_rank_cd"``.
+        dense_search: ``"exact"`` (a scan; the in-memory ranking) or
+            ``"hnsw"`` (approximate; needs :meth:`create_hnsw`).
+        fusion, weight, rrf_k, candidates: as :class:`~ddrsearch.retrieval.fusion.HybridRetriever`.
+        expand: glossary expansion of abbreviations in the lexical leg;
+            default ``True`` for ``"hybrid"`` (the book's pipeline) and
+            ``False`` otherwise (as :func:`ddrsearch.retrieval.pipeline.build_retriever`).
+        k1, b: BM25 parameters.
+        ef_search: HNSW candidate list per query (pgvector's ``hnsw.ef_search``, at most 1000).
+        embedder, model_path, cache_dir: the :class:`~ddrsearch.embedding.encoder.Embedder` (or how to make one).
+
+    The tokenizer and ``expand`` belong to the collection: index and search
+    with the same setting. Only ``rollup="max"`` is supported.
+    """
+
+    def __init__(self, method: str = "hybrid", *, collection: str = "archive", url: str | None = None,
+                 lexical: str = "bm25", dense_search: str = "exact", fusion: str = "convex", weight: float = 0.5,
+                 rrf_k: int = RRF_K, candidates: int | None = 100, expand: bool | None = None, k1: float = 1.5,
+                 b: float = 0.75, ef_search: int = 100, embedder=None, model_path=None, cache_dir=None):
+        super().__init__("max")
+        checks = [("method", method, ("bm25", "dense", "hybrid")), ("lexical", lexical, ("bm25", "ts_rank_cd")),
+                  ("dense_search", dense_search, ("exact", "hnsw")), ("fusion", fusion, ("convex", "rrf"))]
+        for what, value, allowed in checks:
+            if value not in allowed:
+                raise ValueError(f"{what} must be one of {', '.join(allowed)}; not {value!r}")
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"weight must be between 0 (pure BM25) and 1 (pure dense), got {weight}")
+        if candidates is not None and (isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1):
+            raise ValueError(f"candidates must be a whole number of at least 1 (or None for all), got {candidates!r}")
+        if not (k1 >= 0 and 0 <= b <= 1):
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        if not 1 <= ef_search <= 1000:
+            raise ValueError(f"ef_search must be between 1 and 1000 (pgvector's limit), got {ef_search}")
+        self.method, self.lexical, self.dense_search, self.fusion = method, lexical, dense_search, fusion
+        self.weight, self.rrf_k, self.candidates, self.k1, self.b, self.ef_search = weight, rrf_k, candidates, k1, b, ef_search
+        self.name = f"postgres-{method}"
+        self.expand = (method == "hybrid") if expand is None else expand
+        self.tokenize = make_tokenizer(expand=self.expand)
+        self.tables = _tables(collection)
+        self.collection = collection
+        self.url = database_url(url)
+        self._embedder, self._embedder_options = embedder, {"model_path": model_path, "cache_dir": cache_dir}
+        self._conn = None
+
+    # --- connection -------------------------------------------------------------------------
+    @property
+    def conn(self):
+        """The open connection (autocommit; every operation opens its own transaction)."""
+        if self._conn is None or self._conn.closed:
+            conn = connect(self.url)
+            _open_collection(conn, self.collection, self.url, create=True)
+            conn.autocommit = True
+            self._conn = conn
+        return self._conn
+
+    def close(self) -> None:
+        """Close the connection (a later call reopens it)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from ddrsearch.embedding.encoder import Embedder
+
+            self._embedder = Embedder(**self._embedder_options)
+        return self._embedder
+
+    def count(self) -> int:
+        """Number of passages in the collection."""
+        return int(self.conn.execute(f"SELECT n FROM {self.tables['stats']}").fetchone()[0])
+
+    # --- writing ----------------------------------------------------------------------------
+    def _fit(self, passages: list[Passage]) -> None:
+        self._write(passages, replace=True)
+
+    def add(self, passages: Sequence[Passage]) -> PostgresRetriever:
+        """Add passages to the collection, in one transaction (searches see all of them or none).
+
+        Raises:
+            ValueError: an empty list, something other than passages, or a
+                passage id already in the collection or twice in the list.
+        """
+        passages = list(passages)
+        if not passages or not all(isinstance(p, Passage) for p in passages):
+            raise ValueError("add() takes a non-empty list of Passage.")
+        dup = [i for i, c in Counter(p.passage_id for p in passages).items() if c > 1]
+        if dup:
+            raise ValueError(f"Two passages have the id {dup[0]!r}; passage ids must be unique.")
+        self._write(passages, replace=False)
+        self.passages = self.passages + passages
+        return self
+
+    def _write(self, passages: list[Passage], *, replace: bool) -> None:
+        t = self.tables
+        tokens = [self.tokenize(p.indexed_text) for p in passages]
+        with warnings.catch_warnings():  # encode() may import transformers, whose tqdm.auto warns in Jupyter
+            warnings.filterwarnings("ignore", message=".*IProgress not found.*")
+            vectors = np.asarray(self.embedder.encode([p.indexed_text for p in passages]), dtype=np.float32)
+        df = Counter(term for ts in tokens for term in set(ts))
+        conn = self.conn
+        with conn.transaction():
+            conn.execute(f"SELECT n FROM {t['stats']} FOR UPDATE")  # one writer at a time
+            if replace:
+                for name in ("passages", "terms"):
+                    conn.execute(f"DELETE FROM {t[name]}")
+                conn.execute(f"UPDATE {t['stats']} SET n = 0, total_tokens = 0")
+            else:
+                clash = conn.execute(f"SELECT passage_id FROM {t['passages']} WHERE passage_id = ANY(%s) LIMIT 1",
+                                     ([p.passage_id for p in passages],)).fetchone()
+                if clash:
+                    raise ValueError(f"Passage {clash[0]!r} is already in collection {self.collection!r}; "
+                                     "passage ids must be unique.")
+            start = conn.execute(f"SELECT coalesce(max(pos) + 1, 0) FROM {t['passages']}").fetchone()[0]
+            with conn.cursor().copy(f"COPY {t['passages']} ({_COLUMNS}) FROM STDIN") as copy:
+                for i, (p, ts, vec) in enumerate(zip(passages, tokens, vectors)):
+                    span = p.span or (None, None)
+                    copy.write_row((start + i, p.passage_id, well_of(p.report), p.report, p.text, p.context, p.page,
+                                    p.row, p.start, p.end, p.kind, span[0], span[1], len(ts),
+                                    tsvector_literal(ts), vec))
+            conn.execute(
+                f"INSERT INTO {t['terms']} SELECT * FROM unnest(%s::text[], %s::bigint[]) "
+                f"ON CONFLICT (term) DO UPDATE SET df = {t['terms']}.df + excluded.df",
+                (list(df), list(df.values())))
+            conn.execute(f"UPDATE {t['stats']} SET n = n + %s, total_tokens = total_tokens + %s",
+                         (len(passages), sum(map(len, tokens))))
+        conn.execute(f"ANALYZE {t['passages']}")
+
+    def create_hnsw(self, m: int = 16, ef_construction: int = 64) -> None:
+        """Build pgvector's HNSW index on the vectors (inner product); ``m``, ``ef_construction`` as pgvector."""
+        p = self.tables["passages"]
+        with self.conn.transaction():
+            self.conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
+            self.conn.execute("SET LOCAL max_parallel_maintenance_workers = 1")  # the machine is shared
+            self.conn.execute(f"CREATE INDEX IF NOT EXISTS {p}_hnsw ON {p} USING hnsw (embedding vector_ip_ops) "
+                              f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)})")
+
+    def drop_hnsw(self) -> None:
+        """Drop the HNSW index (searches with ``dense_search="hnsw"`` then scan exactly)."""
+        self.conn.execute(f"DROP INDEX IF EXISTS {self.tables['passages']}_hnsw")
+
+    def load_passages(self) -> PostgresRetriever:
+        """Read the collection's passages (text and metadata, no vectors) into :attr:`passages`, in index order."""
+        rows = self.conn.execute(
+            f"SELECT passage_id, report, text, page, row_index, start_time, end_time, kind, span_start, span_end, "
+            f"context FROM {self.tables['passages']} ORDER BY pos").fetchall()
+        self.passages = [Passage(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                                 (r[8], r[9]) if r[8] is not None else None, r[10]) for r in rows]
+        return self
+
+    # --- the two legs -----------------------------------------------------------------------
+    def _terms(self, query: str) -> list[str]:
+        terms = self.tokenize(query)
+        if not terms:
+            raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
+        return terms
+
+    def _lexical(self, terms: list[str], n: int | None, only=None) -> list[tuple[str, str, float]]:
+        """Lexical ``(passage id, report, score)``, best first; ``only``: score just these passage ids."""
+        sql = (_BM25_SQL if self.lexical == "bm25" else _TS_RANK_SQL).format(
+            only="" if only is None else "AND passage_id = ANY(%(only)s)", **self.tables)
+        return self.conn.execute(sql, {"terms": terms, "tsq": _tsquery_literal(terms), "k1": self.k1, "b": self.b,
+                                       "n": n, "only": only}).fetchall()
+
+    def _dense(self, vec: np.ndarray, n: int | None, only=None) -> list[tuple[str, str, float]]:
+        """Dense ``(passage id, report, score)``, best first; ``only``: score just these passage ids (exactly)."""
+        if only is not None:
+            return self.conn.execute(_EXACT_SQL.format(only="AND passage_id = ANY(%(only)s)", **self.tables),
+                                     {"q": np.asarray(vec, dtype=np.float32), "n": None, "only": only}).fetchall()
+        if self.dense_search == "exact":
+            self.conn.execute("SET LOCAL enable_indexscan = off")
+            sql = _EXACT_SQL
+        else:
+            n = min(n or 1000, 1000)
+            self.conn.execute(f"SET LOCAL hnsw.ef_search = {max(self.ef_search, n)}")
+            sql = _HNSW_SQL
+        return self.conn.execute(sql.format(only="", **self.tables),
+                                 {"q": np.asarray(vec, dtype=np.float32), "n": n}).fetchall()
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The query's unit vector, shape ``(384,)``; as the in-memory dense retriever, the last 256 are kept in memory."""
+        return self.embedder.encode_query(query)
+
+    def _ranked(self, query: str, n: int | None, vec=None) -> list[tuple[str, str, float]]:
+        """``(passage id, report, score)`` of the best ``n`` passages (None: all retrieved), best first."""
+        if self.method == "bm25":
+            return self._lexical(self._terms(query), n)
+        if self.method == "dense":
+            return self._dense(self.embed_query(query) if vec is None else vec, n)
+        terms = self._terms(query)
+        vec = self.embed_query(query) if vec is None else vec
+        lex, den = self._lexical(terms, self.candidates), self._dense(vec, self.candidates)
+        report = {pid: rep for pid, rep, _ in lex + den}
+        if self.fusion == "rrf":
+            fused = rrf_scores([[r[0] for r in lex], [r[0] for r in den]], k=self.rrf_k)
+        else:
+            # the candidate union, then each leg's score of every passage in it (as the in-memory hybrid)
+            union = ([r[0] for r in lex] if self.weight < 1 else []) + ([r[0] for r in den] if self.weight > 0 else [])
+            union = list(dict.fromkeys(union))
+            lex_all = {r[0]: r[2] for r in self._lexical(terms, None, only=union)}
+            den_all = {r[0]: r[2] for r in self._dense(vec, None, only=union)}
+            fused = convex_scores(lex_all, den_all, self.weight, candidates=None)
+        rows = sorted(((pid, report[pid], s) for pid, s in fused.items()), key=lambda r: (-r[2], r[1], r[0]))
+        return rows if n is None else rows[:n]
+
+    # --- searching --------------------------------------------------------------------------
+    def _check_ready(self) -> None:
+        if not self.passages and self.count() == 0:
+            raise RuntimeError(f"PostgresRetriever: collection {self.collection!r} is empty; call index() first.")
+
+    @staticmethod
+    def _rollup_rows(rows) -> dict[str, tuple[float, str]]:
+        out: dict[str, tuple[float, str]] = {}
+        for pid, rep, score in rows:  # rows are best first, so a report's first row is its best
+            if rep not in out:
+                out[rep] = (float(score), pid)
+        return out
+
+    def report_scores(self, query: str) -> dict[str, float]:
+        """Score each retrieved report (its best passage); all candidates, one snapshot."""
+        _check_query(query)
+        self._check_ready()
+        with self.conn.transaction():
+            self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            rows = self._ranked(query, None)
+        return {rep: s for rep, (s, _) in self._rollup_rows(rows).items()}
+
+    def passage_scores(self, query: str) -> np.ndarray:
+        """Scores aligned with :attr:`passages` (``nan``: not retrieved); for tests and small collections."""
+        with self.conn.transaction():
+            rows = self._ranked(query, None)
+        pos = {p.passage_id: i for i, p in enumerate(self.passages)}
+        out = np.full(len(self.passages), np.nan)
+        for pid, _, s in rows:
+            if pid in pos:
+                out[pos[pid]] = s
+        return out
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        """The top ``k`` reports for ``query``, read from one snapshot of the collection.
+
+        Returns, raises: as :meth:`ddrsearch.retrieval.base.Retriever.search`
+        (``RuntimeError`` when the collection is empty).
+        """
+        k = _check_k(k)
+        _check_query(query)
+        self._check_ready()
+        vec = None if self.method == "bm25" else self.embed_query(query)  # outside the transaction
+        n = max(4 * k, 64)
+        with self.conn.transaction():
+            self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            while True:
+                rows = self._ranked(query, n, vec)
+                rolled = self._rollup_rows(rows)
+                if len(rolled) >= k or len(rows) < n or (self.method != "bm25" and self.dense_search == "hnsw"
+                                                         and n >= 1000) or self.method == "hybrid":
+                    break
+                n *= 4
+            order = sorted(rolled, key=lambda rep: (-rolled[rep][0], rep))[:k]
+            ids = [rolled[rep][1] for rep in order]
+            got = self.conn.execute(
+                f"SELECT passage_id, text, page, row_index, start_time, end_time, kind FROM {self.tables['passages']} "
+                f"WHERE passage_id = ANY(%s)", (ids,)).fetchall()
+        info = {r[0]: r[1:] for r in got}
+        hits = []
+        for rank, rep in enumerate(order, start=1):
+            score, pid = rolled[rep]
+            text, page, row, start, end, kind = info[pid]
+            if kind == "report" and rep in self._reports:
+                line = self.best_line(query, self._reports[rep], vec)
+                text, page, row, start, end = ((line.text, line.page, line.row, line.start, line.end)
+                                               if line else (None, page, None, None, None))
+            hits.append(Hit(report=rep, score=score, rank=rank, text=text, page=page, row=row, start=start, end=end,
+                            passage_id=pid))
+        return hits
+
+    def best_line(self, query: str, report: Report, vec=None) -> Passage | None:
+        """The report line shown for a whole-report hit: by embedding for dense (and hybrid weight >= 0.5), else by terms."""
+        from ddrsearch.retrieval.base import report_lines
+
+        if self.method == "bm25" or (self.method == "hybrid" and self.weight < 0.5):
+            return super().best_line(query, report)
+        lines = report_lines(report)
+        if not lines:
+            return None
+        vec = self.embed_query(query) if vec is None else vec
+        return lines[int(np.argmax(self.embedder.encode([line.text for line in lines]) @ vec))]
+
+    def __repr__(self) -> str:
+        return f"PostgresRetriever(method={self.method!r}, collection={self.collection!r}, url={_redact(self.url)!r})"

@@ -1,0 +1,197 @@
+"""The words a query uses that no report prints, and the printed words nearest to each.
+
+A misspelt word (``stuk pipe``) matches nothing in the BM25 leg, so the
+ranking silently rests on the other words and on the dense leg's reading of
+the query. :class:`Spelling` names such words and offers the nearest words
+the reports do print, by edit distance with a swap of two neighbouring
+letters counted as one edit (optimal string alignment, Damerau 1964;
+computed with rapidfuzz, https://rapidfuzz.github.io/RapidFuzz/): at most 1
+edit for a word of up to 5 letters, at most 2 for a longer one; ties go to
+a word at least as long as the typed one, then to the word printed more
+often, then to alphabetical order.
+
+A word counts as printed when the reports print it, or a word with the same
+Snowball stem (*sliding* and *slide*), anywhere in their text, header
+tables included. A word of the English dictionary (pyspellchecker's English
+word list, https://pyspellchecker.readthedocs.io/) is never reported: the
+reports not printing *how* or *hung* says nothing about their spelling, and
+the dense leg reads such words by meaning. Nor is a word whose nearest
+printed neighbour is a stop word (*teh*, *wiht*): the search drops it anyway.
+Contractions (*didn't*) are skipped whole. Nothing here rewrites the query.
+
+>>> s = Spelling(["Pipe became stuck", "stuck pipe, work pipe free", "Circulate"])
+>>> s.suggest("stuk")
+['stuck']
+>>> "circulating" in s
+True
+>>> s.unknown("When was the pipe stuk? How was it circulated?")
+{'stuk': ['stuck']}
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
+
+__all__ = ["MAX_NOTES", "Spelling", "is_english", "query_words", "spelling_notes"]
+
+_LETTERS = re.compile(r"[^\W\d_]{3,}")
+_CONTRACTION = re.compile(r"[^\W\d_]+(?:n't|'(?:re|ve|ll|d|m))\b")
+
+#: At most this many "did you mean" lines, and words named in the last line (:func:`spelling_notes`).
+MAX_NOTES = 5
+
+
+def query_words(query: str) -> list[str]:
+    """The words of ``query`` worth checking: letters only, at least 3 of them, no stop word, in order, once each.
+
+    >>> query_words("When didn't we get stuk at 6,360 ft?")
+    ['when', 'get', 'stuk']
+    """
+    out: list[str] = []
+    for w in split_words(_CONTRACTION.sub(" ", normalize(query))):
+        if _LETTERS.fullmatch(w) and w not in DEFAULT_STOPWORDS and w not in out:
+            out.append(w)
+    return out
+
+
+class Spelling:
+    """The words printed in a set of texts, with counts, and the nearest of them to a given word.
+
+    Args:
+        texts: the texts (whole reports, so that header tables count) whose
+            words count as printed; words are cut by
+            :func:`ddrsearch.text.words.split_words` (lowercase).
+
+    Raises:
+        TypeError: ``texts`` is a single string (give a list of texts).
+    """
+
+    def __init__(self, texts: Iterable[str]):
+        if isinstance(texts, str):
+            raise TypeError("Spelling needs a list of texts, not one string; wrap it: Spelling([text])")
+        from Stemmer import Stemmer
+
+        self._stem = Stemmer("english").stemWord
+        # letter runs of every token, so that "skc" of SKC613M or "ft" of 4,460ft count as printed
+        self.counts: Counter[str] = Counter(run for t in texts for w in split_words(t) for run in _LETTERS.findall(w))
+        self._words = sorted(self.counts)
+        self._stems = {self._stem(w) for w in self._words}
+
+    def __contains__(self, word: str) -> bool:
+        """Whether ``word``, or a word with its Snowball stem, is printed."""
+        word = normalize(word)
+        return word in self.counts or self._stem(word) in self._stems
+
+    def suggest(self, word: str, limit: int = 3) -> list[str]:
+        """The printed words within the edit distance allowed for ``word`` (module docstring), nearest first.
+
+        Args:
+            word: one word (any case; normalised as the reports are).
+            limit: at most this many suggestions, at least 1.
+
+        Returns:
+            Up to ``limit`` printed words (lowercase), stop words left out,
+            ordered by edit distance, then words at least as long as ``word``
+            first (a dropped letter is tried before an extra one: *stuk* ->
+            *stuck* before *stk*), then by how often they are printed (most
+            first), then alphabetically; ``[]`` when none is close enough, when
+            ``word`` itself is printed, or when its nearest printed word is a
+            stop word (a misspelt *the* needs no suggestion).
+
+        Raises:
+            ValueError: ``limit`` is below 1.
+        """
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        word = normalize(word)
+        if word in self:
+            return []
+        found = self._nearest(word)
+        if found and found[0] in DEFAULT_STOPWORDS:
+            return []
+        return [w for w in found if w not in DEFAULT_STOPWORDS][:limit]
+
+    def _nearest(self, word: str) -> list[str]:
+        """Every printed word within the edit distance allowed for ``word``, in :meth:`suggest`'s order."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA
+
+        most = 1 if len(word) <= 5 else 2
+        found = process.extract(word, self._words, scorer=OSA.distance, score_cutoff=most, limit=None)
+        found.sort(key=lambda m: (m[1], len(m[0]) < len(word), -self.counts[m[0]], m[0]))
+        return [m[0] for m in found]
+
+    def unknown(self, query: str, matched: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
+        """The words of ``query`` (:func:`query_words`) that look misspelt or foreign to the reports.
+
+        A word is reported when it is not printed (:meth:`__contains__`), not
+        matched by ``matched`` (e.g. a retriever's index after its query
+        rewrites), not an English word (:func:`is_english`), and its nearest
+        printed word is not a stop word.
+
+        Args:
+            query: the question as typed.
+            matched: optional test of one word; ``True`` means the search uses it.
+
+        Returns:
+            Word -> up to 3 suggestions (possibly ``[]``), in query order.
+        """
+        out = {}
+        for word in query_words(query):
+            if word in self or (matched is not None and matched(word)) or is_english(word):
+                continue
+            found = self._nearest(word)
+            if not (found and found[0] in DEFAULT_STOPWORDS):  # a misspelt stop word: the search drops it anyway
+                out[word] = [w for w in found if w not in DEFAULT_STOPWORDS][:3]
+        return out
+
+
+_ENGLISH = None  # pyspellchecker's English word list, loaded at the first call of is_english
+
+
+def is_english(word: str) -> bool:
+    """Whether ``word`` is in pyspellchecker's English word list (case ignored)."""
+    global _ENGLISH
+    if _ENGLISH is None:
+        from spellchecker import SpellChecker
+
+        _ENGLISH = SpellChecker(language="en")
+    return word.lower() in _ENGLISH
+
+
+def spelling_notes(unknown: dict[str, list[str]], where: str = "report") -> list[str]:
+    """One-line notes on a query's unknown words (``word -> suggestions``, e.g. from
+    :meth:`ddrsearch.retrieval.levered.TunedHybridRetriever.unknown_words`).
+
+    Args:
+        unknown: word -> suggestions.
+        where: what was checked, for the wording: ``"report"`` (the reports'
+            whole text) or ``"indexed row"`` (an index on disk holds only the
+            rows it searches, not the header tables).
+
+    Returns:
+        A ``did you mean`` line per word with suggestions (at most
+        :data:`MAX_NOTES`, then a line counting the rest), then one line naming
+        the words without any (at most :data:`MAX_NOTES` of them, each cut to
+        40 characters); ``[]`` for ``{}``.
+
+    >>> spelling_notes({"stuk": ["stuck"], "hung": []})
+    ['no report prints "stuk": did you mean "stuck"?', 'no report prints "hung"; the reports may use other words for it.']
+    """
+    lines = []
+    near_words = [(w, near) for w, near in unknown.items() if near]
+    for word, near in near_words[:MAX_NOTES]:
+        lines.append(f'no {where} prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?")
+    if len(near_words) > MAX_NOTES:
+        lines.append(f"... and {len(near_words) - MAX_NOTES} more words with suggestions (not shown).")
+    bare = [w for w, near in unknown.items() if not near]
+    if bare:
+        names = ", ".join(f'"{w[:40]}..."' if len(w) > 40 else f'"{w}"' for w in bare[:MAX_NOTES])
+        more = f" and {len(bare) - MAX_NOTES} more" if len(bare) > MAX_NOTES else ""
+        lines.append(f"no {where} prints {names}{more}; the reports may use other words for "
+                     + ("it." if len(bare) == 1 else "them."))
+    return lines
