@@ -27,7 +27,7 @@ $(BIN)/python:
 # PyTorch first, pinned, so that sentence-transformers does not pull another build.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -e ".[dev,postgres]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,app,ocr,book,postgres]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ddrsearch)" >/dev/null
 	touch $(STAMP)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from ddrsearch.cli.command import main
-from ddrsearch.cli.search import _excerpt_options
 from ddrsearch.retrieval.lexical import BM25Retriever, KeywordRetriever
 
 
@@ -44,5 +43,5 @@ def test_keyword_scores_of_two_digits_line_up(capsys, archive_folder):
 
 
 def test_the_line_is_cut_with_the_retrievers_own_tokenizer():
-    assert _excerpt_options(KeywordRetriever()) == {"expand": False, "stem": False}
-    assert _excerpt_options(BM25Retriever(expand=True, stem=True)) == {"expand": True, "stem": True}
+    assert KeywordRetriever().match_options == {"expand": False, "stem": False}
+    assert BM25Retriever(expand=True, stem=True).match_options == {"expand": True, "stem": True}

@@ -16,8 +16,6 @@ import inspect
 import re
 from pathlib import Path
 
-import pytest
-
 import ddrsearch
 from ddrsearch import errors
 
@@ -185,3 +183,11 @@ def test_no_module_reaches_into_another_objects_private_attributes():
                     continue  # its own state (``other``: a copy of itself being set up, in with_weight)
                 offenders.append(f"{name}:{node.lineno} {ast.unparse(node)}")
     assert not offenders, "private attributes read across objects:\n" + "\n".join(offenders)
+
+
+def test_the_readme_lists_the_wings_in_order():
+    """The README's wing table and :data:`WINGS` are one list, not two that can disagree."""
+    readme = (PACKAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("### The package, wing by wing"):]
+    listed = re.findall(r"^\| `([a-z]+)/` \|", table, flags=re.M)
+    assert listed == list(WINGS)

@@ -280,6 +280,21 @@ class StaleIndexError(SearchIndexError):
         super().__init__(message)
 
 
+# --- optional parts ----------------------------------------------------------------
+
+class MissingExtraError(DDRSearchError, ImportError):
+    """A feature needs an optional part of the package that is not installed.
+
+    The message is one line naming the feature and the command that installs
+    it (``pip install "ddrsearch[app]"``); ``extra`` and ``module`` hold them.
+    """
+
+    def __init__(self, feature: str, extra: str, module: str):
+        self.extra, self.module = extra, module
+        super().__init__(f"{feature} needs {module}, which is not installed: pip install \"ddrsearch[{extra}]\" "
+                         "(or, in the book's checkout: make setup)")
+
+
 # --- the book ----------------------------------------------------------------------
 
 class NotebookExecutionError(DDRSearchError, RuntimeError):

@@ -9,7 +9,15 @@ from __future__ import annotations
 import importlib
 import warnings
 
-__all__ = ["import_quietly", "lazy_exports"]
+__all__ = ["EXTRAS", "import_quietly", "lazy_exports", "require_extra"]
+
+#: The optional parts of the package (``pip install "ddrsearch[NAME]"``) and a module each provides.
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "app": ("streamlit",),
+    "ocr": ("rapidocr_onnxruntime", "jiwer"),
+    "book": ("nbclient", "nbconvert", "nbformat", "rank_bm25"),
+    "postgres": ("psycopg", "pgvector", "pgserver"),
+}
 
 
 def import_quietly(module: str):
@@ -55,3 +63,27 @@ def lazy_exports(package: str, names: dict[str, str]):
         return sorted(set(names) | set(importlib.import_module(package).__dict__))
 
     return __getattr__, __dir__
+
+
+def require_extra(module: str, feature: str):
+    """Import ``module`` of an optional extra, or raise the one-line error that names its install command.
+
+    Args:
+        module: the module to import (one of :data:`EXTRAS`' values, e.g. ``"streamlit"``).
+        feature: what needs it, for the message (``"ddrsearch app"``).
+
+    Returns:
+        The imported module.
+
+    Raises:
+        MissingExtraError: the module is not installed (the message names ``pip install "ddrsearch[EXTRA]"``).
+    """
+    extra = next((name for name, modules in EXTRAS.items() if module.split(".")[0] in modules), None)
+    if extra is None:
+        raise ValueError(f"{module} is not the module of an optional extra ({', '.join(EXTRAS)})")
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        from ddrsearch.errors import MissingExtraError
+
+        raise MissingExtraError(feature, extra, module.split(".")[0]) from None

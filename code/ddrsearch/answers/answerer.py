@@ -317,7 +317,7 @@ class Answerer:
 
     Args:
         reports: the reports to answer from (the sample or the archive).
-        retriever: an indexed :class:`ddrsearch.retrieval.fusion.HybridRetriever` over
+        retriever: an indexed :class:`ddrsearch.retrieval.hybrid.HybridRetriever` (or the tuned one, :class:`ddrsearch.retrieval.levered.TunedHybridRetriever`) over
             those reports' operation chunks (default: built with
             :func:`ddrsearch.retrieval.pipeline.build_retriever`).
         threshold: support a row needs (default :data:`ANSWER_THRESHOLD`).
@@ -328,6 +328,7 @@ class Answerer:
 
     def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD):
         from ddrsearch.retrieval.hybrid import HybridRetriever
+        from ddrsearch.retrieval.levered import TunedHybridRetriever
 
         self.reports = list(reports)
         self.by_name = {r.file_name: r for r in self.reports}
@@ -335,7 +336,7 @@ class Answerer:
             from ddrsearch.retrieval.pipeline import build_retriever
 
             retriever = build_retriever("hybrid", self.reports)
-        if not isinstance(retriever, HybridRetriever):
+        if not isinstance(retriever, (HybridRetriever, TunedHybridRetriever)):
             raise TypeError(f"Answerer needs a HybridRetriever (BM25 and dense legs), not {type(retriever).__name__}")
         self.retriever = retriever
         self.threshold = threshold

@@ -62,7 +62,9 @@ def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
         on stderr). A folder that cannot be read is reported on the page.
     """
     if importlib.util.find_spec("streamlit") is None:
-        print("ddrsearch app: Streamlit is not installed; run: make setup (or pip install streamlit)", file=sys.stderr)
+        from ddrsearch.errors import MissingExtraError
+
+        print(f"ddrsearch app: {MissingExtraError('the web app', 'app', 'streamlit')}", file=sys.stderr)
         return 1
     raw = port if port is not None else settings.get("DDRSEARCH_APP_PORT") or DEFAULT_PORT
     try:

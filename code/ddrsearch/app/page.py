@@ -239,9 +239,8 @@ def main(corpus: str = "sample", folder: str | None = None, archive: str | None 
         return
     _show_card(session, question, k)
     st.subheader(f"{len(hits)} report(s) by {METHODS[method]}")
-    if hasattr(session.retriever, "unknown_words"):  # misspelt words, and words the reports never print
-        for line in spelling_notes(session.retriever.unknown_words(question)):
-            st.caption(line[0].upper() + line[1:])
+    for line in spelling_notes(session.retriever.unknown_words(question)):  # misspelt, or never printed
+        st.caption(line[0].upper() + line[1:])
     if not hits:
         st.info("No report matches (BM25 retrieves only rows sharing a word with the question).")
     for hit in hits:

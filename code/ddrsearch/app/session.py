@@ -51,6 +51,7 @@ from ddrsearch.reading.report import Report, load_archive, read_reports
 from ddrsearch.retrieval.base import check_query
 from ddrsearch.retrieval.explain import Explanation, LegRow, explain_ranking
 from ddrsearch.retrieval.hybrid import HybridRetriever
+from ddrsearch.retrieval.levered import TunedHybridRetriever
 from ddrsearch.retrieval.matching import matched_words
 from ddrsearch.retrieval.pipeline import build_retriever
 
@@ -183,7 +184,7 @@ class SearchSession:
     ``load_seconds`` (wall time to read and index).
     """
 
-    def __init__(self, reports: Sequence[Report], retriever: HybridRetriever, *, source: str,
+    def __init__(self, reports: Sequence[Report], retriever: HybridRetriever | TunedHybridRetriever, *, source: str,
                  paths: Sequence[Path], folder: Path | None = None, load_seconds: float = 0.0):
         self.reports = list(reports)
         self.by_name = {r.file_name: r for r in self.reports}
@@ -334,26 +335,23 @@ def _disk_index(corpus, folder, paths, reports, archive=None):
 
     Returns ``(retriever, note)``: the index's retriever and ``""``; or
     ``None`` (build in memory) and ``""`` when there is no index; or ``None``
-    and a sentence saying why the index is stale or damaged and how to rebuild it.
+    and a sentence saying why the index is stale or damaged and how to rebuild it
+    (:func:`ddrsearch.stores.disk_index.check_index` decides, as for the command line).
     """
-    from ddrsearch.errors import SearchIndexError
-    from ddrsearch.stores.disk_index import default_index_dir, open_index, stale_reasons
-    from ddrsearch.stores.generations import current_generation
+    from ddrsearch.stores.disk_index import check_index, default_index_dir
 
     where = default_index_dir(None if folder is not None else corpus, folder, archive)
     rebuild = f"ddrsearch index build {f'--dir {folder}' if folder is not None else f'--corpus {corpus}'}"
-    try:
-        if current_generation(where) is None:
-            return None, ""
-        index = open_index(where)
-        reasons = stale_reasons(index.generation, corpus=paths, model_key=index.retriever.dense.embedder.source.key)
-    except SearchIndexError as exc:
-        return None, f"The index on disk was not used: {exc}"
-    if reasons:
-        return None, (f"The index on disk ({where}) is stale: {'; '.join(reasons[:3])}. Rebuild it with: {rebuild} "
-                      "(this page searches the PDFs without it meanwhile).")
-    index.retriever.attach_reports(reports)
-    return index.retriever, ""
+    check = check_index(where, paths)
+    if check.error is not None:
+        return None, f"The index on disk was not used: {check.error}"
+    if check.reasons:
+        return None, (f"The index on disk ({where}) is stale: {'; '.join(check.reasons[:3])}. Rebuild it with: "
+                      f"{rebuild} (this page searches the PDFs without it meanwhile).")
+    if check.index is None:
+        return None, ""
+    check.index.retriever.attach_reports(reports)
+    return check.index.retriever, ""
 
 
 def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None, *,

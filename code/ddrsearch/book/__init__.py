@@ -1,14 +1,23 @@
 """The book wing: what the chapters use and what builds and checks the book; no other wing imports it but the ``preview`` command.
 
-Modules: ``preview`` (executing the chapters, the no-Quarto preview),
-``quartomd`` (Quarto Markdown to plain Markdown), ``checks`` (exercise
-answers, what fits a printed page).
+Modules: ``notebook`` (what the chapters share: the reports read once,
+``rank_of``, ``names``, ``join_and``), ``checks`` (exercise answers, what fits
+a printed page, visible code that reads a hidden cell's names), ``preview``
+(executing the chapters, the no-Quarto preview), ``quartomd`` (Quarto
+Markdown to plain Markdown).
 """
 
 from ddrsearch.imports import lazy_exports
 
 _EXPORTS = {
+    "archive": "notebook",
+    "by_name": "notebook",
+    "join_and": "notebook",
+    "names": "notebook",
+    "rank_of": "notebook",
+    "sample": "notebook",
     "check_answer": "checks",
+    "hidden_bindings": "checks",
     "build_preview": "preview",
 }
 

@@ -11,7 +11,9 @@ line or a table wider than the text block runs off the page.
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterable
 
 # --- exercises --------------------------------------------------------------------------------
 
@@ -170,3 +172,53 @@ def hidden_prose(nb, *, limit: int = HIDDEN_PROSE_WORDS) -> list[str]:
             problems.append(f"cell {i}: {words} words of prose from a hidden cell (limit {limit}): "
                             f"{' '.join(text.split()[:12])}...")
     return problems
+
+
+# --- visible code never depends on a hidden cell -----------------------------------------------
+
+#: Quarto cell options that hide a cell's code from the reader.
+HIDING_OPTIONS = ("#| echo: false", "#| include: false")
+
+
+def _bound_and_read(source: str) -> tuple[set[str], set[str]]:
+    """Names a cell binds (assignments, imports, defs, loop targets) and names it reads."""
+    try:
+        tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    except SyntaxError:
+        return set(), set()
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound, read
+
+
+def hidden_bindings(cells: Iterable[dict]) -> list[str]:
+    """Visible code cells that read a name first bound in a hidden cell (what the reader cannot see).
+
+    Args:
+        cells: a notebook's cells (``nb["cells"]``: dicts with ``cell_type`` and ``source``).
+
+    Returns:
+        ``"cell N reads NAME, bound in hidden cell M"`` for each case, in order.
+    """
+    first: dict[str, tuple[int, bool]] = {}  # name -> (cell, hidden) where it was first bound
+    out = []
+    for n, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell.get("source", ""))
+        hidden = any(opt in source for opt in HIDING_OPTIONS)
+        bound, read = _bound_and_read(source)
+        if not hidden:
+            for name in sorted(read - bound):
+                where = first.get(name)
+                if where is not None and where[1]:
+                    out.append(f"cell {n} reads {name}, bound in hidden cell {where[0]}")
+        for name in bound:
+            first.setdefault(name, (n, hidden))
+    return out

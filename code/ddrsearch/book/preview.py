@@ -28,6 +28,7 @@ import yaml
 
 from ddrsearch.book.quartomd import HEADING_RE, KINDS, OPTION_RE, prose_lines, read_bibliography, render_markdown
 from ddrsearch.errors import BookBuildError, NotebookExecutionError
+from ddrsearch.imports import require_extra
 
 MATHJAX_URL = "https://cdn.jsdelivr.net/npm/mathjax@2.7.9/MathJax.js?config=TeX-AMS_CHTML-full"
 
@@ -142,8 +143,8 @@ def execute_notebook(path: str | os.PathLike, *, timeout: int = 1800, cwd: str |
         NotebookExecutionError: a cell raised; the message names the notebook,
             the cell and the exception, without the traceback.
     """
-    import nbformat
-    from nbclient import NotebookClient
+    nbformat = require_extra("nbformat", "executing the book's chapters")
+    NotebookClient = require_extra("nbclient", "executing the book's chapters").NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     path = Path(path)

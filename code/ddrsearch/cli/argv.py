@@ -4,10 +4,36 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["move_dash_query"]
+__all__ = ["CommandParser", "move_dash_query"]
 
 
-def move_dash_query(argv: list[str], parser: argparse.ArgumentParser, commands=("search", "ask")) -> list[str]:
+class CommandParser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` that keeps its options and sub-commands, through argparse's public API.
+
+    Attributes:
+        options: option string (``-k``, ``--dir``) -> the :class:`argparse.Action`
+            that :meth:`add_argument` returned for it.
+        commands: sub-command name -> its parser (the ``choices`` of the action
+            :meth:`add_subparsers` returned); sub-parsers are CommandParsers too.
+    """
+
+    def __init__(self, *args, **kwargs):
+        self.options: dict[str, argparse.Action] = {}  # before super().__init__, which adds --help
+        self.commands: dict[str, CommandParser] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs):
+        action = super().add_argument(*args, **kwargs)
+        self.options.update(dict.fromkeys(action.option_strings, action))
+        return action
+
+    def add_subparsers(self, **kwargs):
+        action = super().add_subparsers(**kwargs)
+        self.commands = action.choices
+        return action
+
+
+def move_dash_query(argv: list[str], parser: CommandParser, commands=("search", "ask")) -> list[str]:
     """Let a query start with a dash: ``search "-LCM" -k 3`` becomes ``search -k 3 -- -LCM``.
 
     For the sub-commands named in ``commands``, an argument that starts with
@@ -17,11 +43,10 @@ def move_dash_query(argv: list[str], parser: argparse.ArgumentParser, commands=(
     """
     if not argv or argv[0] not in commands or "--" in argv:
         return argv
-    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
-    subparser = sub.choices.get(argv[0]) if sub else None
+    subparser = parser.commands.get(argv[0])
     if subparser is None:
         return argv
-    options = subparser._option_string_actions
+    options = subparser.options
     out, query, expects_value = [argv[0]], [], False
     for arg in argv[1:]:
         if expects_value:

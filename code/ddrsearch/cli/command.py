@@ -38,17 +38,17 @@ what to do), 2 for a usage error.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import warnings
 
+from ddrsearch.cli.argv import CommandParser
 from ddrsearch.errors import DDRSearchError
 
 __all__ = ["build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> CommandParser:
     """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests)."""
     from ddrsearch.cli.app import add_app_parser
     from ddrsearch.cli.ask import add_answer_parsers
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ddrsearch.cli.preview import add_preview_parser
     from ddrsearch.cli.search import add_search_parser
 
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="ddrsearch",
         description="Search daily drilling reports (DDRs) and measure how well the search works.",
     )

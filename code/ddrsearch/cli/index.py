@@ -55,29 +55,28 @@ def current_index(args, *, say=None):
     """The index to search with, or ``None`` (absent, stale or damaged: then today's way).
 
     A stale or damaged index is reported in one line (``say``, default
-    standard error) with the command that rebuilds it.
+    standard error) with the command that rebuilds it
+    (:func:`ddrsearch.stores.disk_index.check_index` decides).
     """
     from ddrsearch.errors import SearchIndexError
-    from ddrsearch.stores.disk_index import open_index, stale_reasons
-    from ddrsearch.stores.generations import current_generation
+    from ddrsearch.stores.disk_index import check_index
 
     say = say or (lambda line: print(line, file=sys.stderr))
     try:
         folder = _index_dir(args)
-        if current_generation(folder) is None:
-            return None
         paths, _, rebuild = _source_paths(args)
-        index = open_index(folder)
-        reasons = stale_reasons(index.generation, corpus=paths, model_key=index.retriever.dense.embedder.source.key)
     except SearchIndexError as exc:
         say(f"note: not using the index: {exc}")
         return None
-    if reasons:
+    check = check_index(folder, paths)
+    if check.error is not None:
+        say(f"note: not using the index: {check.error}")
+    elif check.reasons:
+        reasons = check.reasons
         more = f" and {len(reasons) - 1} more difference(s)" if len(reasons) > 1 else ""
         say(f"note: the index {folder} is out of date ({reasons[0]}{more}); searching the PDFs without it. "
             f"Update it with: {rebuild}" + (f" --index {args.index}" if getattr(args, "index", None) else ""))
-        return None
-    return index
+    return check.index
 
 
 def add_index_options(p: argparse.ArgumentParser, *, search: bool = False) -> None:

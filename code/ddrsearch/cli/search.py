@@ -10,47 +10,19 @@ from ddrsearch.cli.index import add_index_options
 __all__ = ["add_search_parser"]
 
 
-def _excerpt_options(retriever) -> dict:
-    """``expand``/``stem`` of ``retriever``'s own tokenizer (its BM25 leg for the hybrid), for :func:`excerpt`.
+def _print_spelling_notes(retriever, query: str) -> None:
+    """Misspelt words, and words no report prints (:meth:`ddrsearch.retrieval.base.Retriever.unknown_words`)."""
+    from ddrsearch.text.spelling import spelling_notes
 
-    A dense retriever has neither: its line is cut around the query's plain words.
-    """
-    leg = getattr(retriever, "bm25", retriever)
-    return {"expand": bool(getattr(leg, "expand", False)), "stem": bool(getattr(leg, "stem", False))}
-
-
-def _print_spelling_notes(leg, reports, query: str) -> None:
-    """Misspelt words: the default pipeline also knows its rewrites; another method checks the reports' words."""
-    from ddrsearch.text.spelling import Spelling, spelling_notes
-
-    where = "report"
-    if hasattr(leg, "unknown_words"):
-        unknown = leg.unknown_words(query)
-        where = "report" if getattr(leg, "_reports", None) else "indexed row"  # an index holds rows, not tables
-    else:
-        unknown = Spelling([r.text for r in reports]).unknown(query) if reports else {}
-    for line in spelling_notes(unknown, where):
+    where = "report" if retriever.reports else "indexed row"  # an index on disk holds rows, not the header tables
+    for line in spelling_notes(retriever.unknown_words(query), where):
         print(f"note: {line}", file=sys.stderr)
-
-
-def _matched_code(hit, report, query: str) -> str:
-    """The row's CODE cell when it, and not the row's text, holds the query's words (the code is indexed, not shown)."""
-    from ddrsearch.text.tokenizer import tokenize
-
-    if report is None or hit.row is None or hit.row >= len(report.operations) or not hit.text:
-        return ""
-    code = report.operations[hit.row].code
-    terms = set(tokenize(query, expand=True, stem=True))
-    if not code or terms & set(tokenize(hit.text, expand=True, stem=True)):
-        return ""
-    return code if terms & set(tokenize(code, expand=True, stem=True)) else ""
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
     from ddrsearch.data.folders import corpus_paths
     from ddrsearch.reading.names import short_name
     from ddrsearch.reading.report import load_archive, read_reports
-    from ddrsearch.retrieval.matching import excerpt
     from ddrsearch.retrieval.pipeline import build_retriever
 
     options = {}
@@ -78,7 +50,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         dates = {r["file_name"]: r["report_date"] for r in index.reports}
         numbers = {r["file_name"]: r["short"] for r in index.reports}
         n_reports, source = len(index.reports), f"{source}, index {index.folder}"
-        cut = _excerpt_options(index.retriever)
+        retriever = index.retriever
     else:
         if args.dir is not None:
             reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
@@ -92,7 +64,6 @@ def _cmd_search(args: argparse.Namespace) -> int:
         dates = {r.file_name: r.report_date for r in reports}
         numbers = {r.file_name: short_name(r) for r in reports}
         n_reports = len(reports)
-        cut = _excerpt_options(retriever)
         if args.dir is not None:  # your own folder: say what the reader found incomplete
             for r in reports:
                 for note in r.notes:
@@ -100,16 +71,14 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print(f"No report matches {args.query!r} with {args.method}"
               + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
-        _print_spelling_notes(index.retriever if index is not None else retriever, reports, args.query)
+        _print_spelling_notes(retriever, args.query)
         return 0
     rows = []
-    by_name = {r.file_name: r for r in reports}
     for h in hits:
         where = (f"{h.start}-{h.end or '?'}" if h.start else "") + (" OCR" if h.ocr else "")
-        shown = excerpt(h.text, args.query, args.width, **cut) if h.text else "(no single line holds a query word)"
-        code = _matched_code(h, by_name.get(h.report), args.query)
+        shown = retriever.excerpt(h.text, args.query, args.width) if h.text else "(no single line holds a query word)"
         rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
-                     where, shown + (f" [matched in its CODE: {code}]" if code else "")))
+                     where, shown + (f" [matched in its CODE: {h.code}]" if h.code else "")))
     headers = ("rank", "report", "date", "score", "row", "best matching line")
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
     # numbers right-aligned, so that 9.0000 and 14.0000 (keyword counts) line up by their decimal point
@@ -120,11 +89,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
         print(line.format(*r))
     print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}."
           + ("" if args.dir is not None else " Report D038 = drilling report 38, C003 = completion report 3."))
-    leg = index.retriever if index is not None else retriever
-    if hasattr(leg, "words_found") and not leg.words_found(args.query):
+    if not retriever.words_found(args.query):
         print(f"note: no word of {args.query!r} occurs in the rows searched; the results are ranked by meaning "
               "alone and may be unrelated (check the spelling, or try the rig's words).", file=sys.stderr)
-    _print_spelling_notes(leg, reports, args.query)
+    _print_spelling_notes(retriever, args.query)
     return 0
 
 

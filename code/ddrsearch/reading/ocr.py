@@ -45,6 +45,7 @@ import pymupdf
 from ddrsearch import settings
 from ddrsearch.data.resources import resource_path
 from ddrsearch.errors import OCRUnavailableError
+from ddrsearch.imports import require_extra
 from ddrsearch.reading.pdf import Word, group_lines, join_words
 from ddrsearch.text.glossary import default_glossary
 
@@ -347,7 +348,7 @@ def error_rates(reference: str, hypothesis: str, order: str = "free") -> tuple[f
     Raises:
         ValueError: ``reference`` is blank, or an unknown ``order``.
     """
-    import jiwer
+    jiwer = require_extra("jiwer", "OCR error rates")
 
     if order not in ("free", "reading"):
         raise ValueError(f"order must be 'free' or 'reading', not {order!r}")

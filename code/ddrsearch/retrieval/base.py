@@ -24,14 +24,18 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from types import MappingProxyType
 
 import numpy as np
 
 from ddrsearch.checks import check_k
 from ddrsearch.errors import QueryError
 from ddrsearch.reading.report import Report
+from ddrsearch.retrieval.matching import excerpt
 from ddrsearch.retrieval.passages import Hit, Passage, page_lines, report_lines, whole_report_passages
+from ddrsearch.text.spelling import Spelling
 from ddrsearch.text.tokenizer import make_tokenizer
 
 __all__ = ["QueryError", "Retriever", "check_query"]
@@ -224,7 +228,9 @@ class Retriever(ABC):
             (ascending); each report at most once, with the passage that
             earned its score, or, for a whole-report passage, the report's
             best matching line (:meth:`best_line`; ``text`` is ``None`` when
-            no single line holds a query term).
+            no single line holds a query term). Each hit carries the query
+            terms its text holds and, when only the row's CODE cell holds
+            them, that cell (:attr:`Hit.terms`, :attr:`Hit.code`).
 
         Raises:
             QueryError: empty query, or no searchable words (word-based methods).
@@ -235,7 +241,11 @@ class Retriever(ABC):
         check_query(query)
         if not self.passages:
             raise RuntimeError(f"{type(self).__name__}: call index() before searching.")
-        rolled = self._rollup_top(self.passage_scores(query), k)
+        return self.rank(query, self.passage_scores(query), k)
+
+    def rank(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
+        """The top ``k`` reports given every passage's ``scores`` for ``query`` (see :meth:`search`)."""
+        rolled = self._rollup_top(scores, k)
         order = sorted(rolled, key=lambda rep: (-rolled[rep][0], rep))[:k]
         hits = []
         for rank, rep in enumerate(order, start=1):
@@ -246,15 +256,69 @@ class Retriever(ABC):
                 line = self.best_line(query, self._reports[rep])
                 p = line if line is not None else Passage(p.passage_id, p.report, "", page=p.page, ocr=p.ocr)
                 text = line.text if line is not None else None
-            hits.append(
-                Hit(report=rep, score=score, rank=rank, text=text, page=p.page, row=p.row, start=p.start,
-                    end=p.end, passage_id=self.passages[i].passage_id, ocr=p.ocr)
-            )
+            hits.append(self.describe(query, Hit(
+                report=rep, score=score, rank=rank, text=text, page=p.page, row=p.row, start=p.start,
+                end=p.end, passage_id=self.passages[i].passage_id, ocr=p.ocr)))
         return hits
+
+    def describe(self, query: str, hit: Hit) -> Hit:
+        """``hit`` with the query terms its text holds and, where only its row's CODE cell holds them, that cell."""
+        terms = set(self.query_terms(query))
+        held = tuple(sorted(terms & set(self.match_tokenizer(hit.text)))) if hit.text else ()
+        return replace(hit, terms=held, code=self.code_match(query, hit, held))
+
+    def code_match(self, query: str, hit: Hit, held: Sequence[str] = ()) -> str | None:
+        """The CODE cell of ``hit``'s row when it, and not the row's text, holds the query's words, else ``None``.
+
+        The CODE (``Cond Mud & Circ``) is indexed with the row (its context) but
+        not shown, so a row found through it says so. Needs the reports
+        (:meth:`attach_reports`); an index restored from disk has none.
+        """
+        report = self._reports.get(hit.report)
+        if report is None or hit.row is None or hit.row >= len(report.operations) or not hit.text or held:
+            return None
+        code = report.operations[hit.row].code
+        if not code:
+            return None
+        return code if set(self.query_terms(query)) & set(self.match_tokenizer(code)) else None
+
+    # --- what the front ends show ------------------------------------------------
+    @property
+    def reports(self) -> Mapping[str, Report]:
+        """The reports behind the passages (file name -> report), when attached; empty for an index from disk."""
+        return MappingProxyType(self._reports)
+
+    @property
+    def match_options(self) -> dict[str, bool]:
+        """``{"expand": ..., "stem": ...}`` of the tokenizer this retriever matches words with."""
+        return {"expand": bool(getattr(self, "expand", False)), "stem": bool(getattr(self, "stem", False))}
+
+    @property
+    def match_tokenizer(self) -> Callable[[str], list[str]]:
+        """text -> the terms this retriever matches (its own tokenizer; the shared one by default)."""
+        return getattr(self, "tokenize", None) or make_tokenizer()
+
+    def excerpt(self, text: str, query: str, width: int = 60) -> str:
+        """The part of ``text`` that shows why it matched ``query`` (:func:`ddrsearch.retrieval.matching.excerpt`)."""
+        return excerpt(text, query, width, **self.match_options)
+
+    def unknown_words(self, query: str) -> dict[str, list[str]]:
+        """Words of ``query`` that no report prints, each with the nearest printed words (:class:`Spelling`).
+
+        Over the attached reports' whole text (their passages' text when none is attached).
+        """
+        if "_spelling" not in self.__dict__:
+            texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
+            self._spelling = Spelling(texts)
+        return self._spelling.unknown(query)
+
+    def words_found(self, query: str) -> bool:
+        """Whether the ranking rests on words of ``query`` the passages hold (``True`` unless a retriever knows better)."""
+        return True
 
     def query_terms(self, query: str) -> list[str]:
         """The terms of ``query`` as this retriever matches them (its own tokenizer; the shared one by default)."""
-        return (getattr(self, "tokenize", None) or make_tokenizer())(query)
+        return self.match_tokenizer(query)
 
     def best_line(self, query: str, report: Report) -> Passage | None:
         """The line of ``report`` that best matches ``query`` (see :func:`report_lines`).
@@ -265,7 +329,7 @@ class Retriever(ABC):
         shares a term. The dense retriever overrides it with embedding
         similarity.
         """
-        tok = getattr(self, "tokenize", None) or make_tokenizer()
+        tok = self.match_tokenizer
         terms = set(self.query_terms(query))
         best, best_n = None, 0
         for line in report_lines(report) + page_lines(report):

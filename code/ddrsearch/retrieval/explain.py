@@ -1,7 +1,8 @@
 """How a ranking was made: the question's terms, each leg's top passages, and their fusion.
 
 :func:`explain_ranking` takes an indexed hybrid retriever (the book's default
-pipeline, :class:`ddrsearch.retrieval.hybrid.HybridRetriever` or its tuned subclass)
+pipeline, :class:`ddrsearch.retrieval.hybrid.HybridRetriever` or the tuned one of
+:mod:`ddrsearch.retrieval.levered`)
 and a question, and returns an :class:`Explanation`: the question's terms
 before and after shorthand expansion (and the tuned pipeline's rewrite),
 each leg's top ``n`` passages with the scores that were fused, and the top
@@ -23,10 +24,14 @@ from ddrsearch.reading.names import row_id, short_name
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.fusion import minmax_normalize
 from ddrsearch.retrieval.hybrid import HybridRetriever
+from ddrsearch.retrieval.levered import TunedHybridRetriever
 from ddrsearch.text.glossary import default_glossary
 from ddrsearch.text.tokenizer import tokenize
 
 __all__ = ["Explanation", "LegRow", "explain_ranking"]
+
+#: The retrievers with two legs whose ranking can be explained.
+Hybrid = HybridRetriever | TunedHybridRetriever
 
 
 def _num(x) -> float | None:
@@ -87,7 +92,7 @@ class Explanation:
 
 
 
-def _leg_row(r: HybridRetriever, reports: Mapping[str, Report], rank: int, i: int, score: float, **extra) -> LegRow:
+def _leg_row(r: Hybrid, reports: Mapping[str, Report], rank: int, i: int, score: float, **extra) -> LegRow:
     p = r.passages[i]
     report = reports[p.report]
     if p.kind == "operation" and p.row is not None:
@@ -98,7 +103,7 @@ def _leg_row(r: HybridRetriever, reports: Mapping[str, Report], rank: int, i: in
                   text=p.text, score=float(score), **extra)
 
 
-def explain_ranking(r: HybridRetriever, question: str, reports: Mapping[str, Report], *, n: int = 10,
+def explain_ranking(r: Hybrid, question: str, reports: Mapping[str, Report], *, n: int = 10,
                     rewritten: str | None = None) -> Explanation:
     """How ``r`` ranked ``question``: terms, each leg's top ``n``, and the fusion.
 

@@ -22,9 +22,12 @@ passage id.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-__all__ = ["RRF_K", "convex_scores", "minmax_normalise", "minmax_normalize", "rrf_scores"]
+import numpy as np
+
+__all__ = ["RRF_K", "Fusion", "convex_scores", "minmax_normalise", "minmax_normalize", "rrf_scores"]
 
 #: The constant of reciprocal rank fusion (Cormack et al. 2009).
 RRF_K = 60
@@ -110,3 +113,79 @@ def convex_scores(bm25: Mapping[str, float], dense: Mapping[str, float], weight:
 
 #: The British spelling, kept for code written against earlier versions.
 minmax_normalise = minmax_normalize
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How a hybrid retriever fuses its two legs' passage scores: the array form of :func:`rrf_scores` and
+    :func:`convex_scores` over every passage at once.
+
+    Attributes:
+        kind: ``"convex"`` (min-max normalised convex combination) or ``"rrf"``.
+        weight: the dense weight of ``"convex"``, 0 (pure BM25) to 1 (pure dense).
+        rrf_k: the RRF constant.
+        candidates: passages each leg contributes (``None``: every passage).
+
+    Raises:
+        ValueError: an unknown kind, a weight outside [0, 1], ``rrf_k < 0``, or
+            ``candidates`` not a whole number of at least 1 (nor ``None``).
+    """
+
+    kind: str = "convex"
+    weight: float = 0.5
+    rrf_k: int = RRF_K
+    candidates: int | None = 100
+
+    def __post_init__(self):
+        if self.kind not in ("convex", "rrf"):
+            raise ValueError(f"fusion must be 'convex' or 'rrf', not {self.kind!r}")
+        if not 0.0 <= self.weight <= 1.0:
+            raise ValueError(f"weight must be between 0 (pure BM25) and 1 (pure dense), got {self.weight}")
+        c = self.candidates
+        if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 1):
+            raise ValueError(f"candidates must be a whole number of at least 1 (or None for all), got {c!r}")
+        if self.rrf_k < 0:
+            raise ValueError(f"the RRF constant rrf_k must be >= 0, got {self.rrf_k}")
+
+    def scores(self, bm25: np.ndarray, dense: np.ndarray,
+               top: Callable[[np.ndarray, int | None], np.ndarray]) -> np.ndarray:
+        """Fused scores of every passage (``nan`` outside the candidate union).
+
+        Args:
+            bm25, dense: each leg's passage scores, shape ``(n,)`` (``nan``: not retrieved).
+            top: ``(scores, n) -> positions`` of the ``n`` best passages, ties
+                broken by report name then passage id (the retriever's
+                :meth:`~ddrsearch.retrieval.base.Retriever.top_passages`).
+
+        Returns:
+            Array of shape ``(n,)``; for ``"convex"`` each leg is min-max
+            normalised over the union of both legs' top ``candidates``.
+        """
+        n = len(bm25)
+        out = np.full(n, np.nan)
+        if self.kind == "rrf":
+            fused = np.zeros(n)
+            member = np.zeros(n, dtype=bool)
+            for leg in (bm25, dense):
+                best = top(leg, self.candidates)
+                fused[best] += 1.0 / (self.rrf_k + np.arange(1, len(best) + 1))
+                member[best] = True
+            out[member] = fused[member]
+            return out
+        union = np.zeros(n, dtype=bool)
+        if self.weight < 1.0:
+            union[top(bm25, self.candidates)] = True
+        if self.weight > 0.0:
+            union[top(dense, self.candidates)] = True
+        ids = np.flatnonzero(union)  # work on the union only: a few hundred passages, not every one
+        fused = np.zeros(len(ids))
+        for leg, w in ((bm25, 1.0 - self.weight), (dense, self.weight)):
+            values = leg[ids]
+            present = ~np.isnan(values)
+            if not present.any():
+                continue
+            lo, hi = values[present].min(), values[present].max()
+            norm = np.ones(len(ids)) if hi == lo else (values - lo) / (hi - lo)
+            fused[present] += w * norm[present]
+        out[ids] = fused
+        return out

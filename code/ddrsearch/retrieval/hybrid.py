@@ -11,7 +11,7 @@ import numpy as np
 
 from ddrsearch.retrieval.base import Retriever
 from ddrsearch.retrieval.dense import DenseRetriever
-from ddrsearch.retrieval.fusion import RRF_K
+from ddrsearch.retrieval.fusion import RRF_K, Fusion
 from ddrsearch.retrieval.lexical import BM25Retriever
 from ddrsearch.retrieval.passages import Passage
 
@@ -49,14 +49,7 @@ class HybridRetriever(Retriever):
                  bm25: BM25Retriever | None = None, dense: DenseRetriever | None = None,
                  bm25_options: dict | None = None, dense_options: dict | None = None, rollup: str = "max"):
         super().__init__(rollup)
-        if fusion not in ("convex", "rrf"):
-            raise ValueError(f"fusion must be 'convex' or 'rrf', not {fusion!r}")
-        if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"weight must be between 0 (pure BM25) and 1 (pure dense), got {weight}")
-        if candidates is not None and (isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1):
-            raise ValueError(f"candidates must be a whole number of at least 1 (or None for all), got {candidates!r}")
-        if rrf_k < 0:
-            raise ValueError(f"the RRF constant rrf_k must be >= 0, got {rrf_k}")
+        self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
         self.bm25 = bm25 or BM25Retriever(**(bm25_options or {}))
         self.dense = dense or DenseRetriever(**(dense_options or {}))
@@ -65,56 +58,42 @@ class HybridRetriever(Retriever):
         for leg in (self.bm25, self.dense):
             if [p.passage_id for p in leg.passages] != [p.passage_id for p in passages]:
                 leg.index(passages)
-            leg._reports = self._reports
+            leg.attach_reports(self.reports.values())
+
+    def attach_reports(self, reports) -> HybridRetriever:
+        """Attach the reports to this retriever and to both legs."""
+        reports = list(reports)
+        super().attach_reports(reports)
+        for leg in (self.bm25, self.dense):
+            leg.attach_reports(reports)
+        return self
 
     def with_weight(self, weight: float, fusion: str | None = None) -> HybridRetriever:
         """A new hybrid retriever sharing this one's indexed legs, with another weight (cheap: no re-indexing)."""
         other = HybridRetriever(fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
                                 bm25=self.bm25, dense=self.dense, rollup=self.rollup)
-        other.passages, other._reports = self.passages, self._reports
-        return other
+        other.passages = self.passages
+        return other.attach_reports(self.reports.values())
+
+    @property
+    def match_options(self) -> dict[str, bool]:
+        return self.bm25.match_options
+
+    @property
+    def match_tokenizer(self):
+        return self.bm25.tokenize
 
     def leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """The BM25 and dense passage scores for ``query`` (nan = not retrieved)."""
         return self.bm25.passage_scores(query), self.dense.passage_scores(query)
 
     def passage_scores(self, query: str) -> np.ndarray:
-        """Fused passage scores (``nan`` outside the candidate union).
+        """Fused passage scores (``nan`` outside the candidate union), by :class:`~ddrsearch.retrieval.fusion.Fusion`.
 
-        Array form of :func:`rrf_scores` / :func:`convex_scores` over
-        passages: each leg's top ``candidates`` passages (ties by report
-        name, then passage id), min-max normalised over the union for the
-        convex combination. A test checks it against the dictionary forms.
+        A test checks it against the dictionary forms :func:`rrf_scores` / :func:`convex_scores`.
         """
         b, v = self.leg_scores(query)
-        n = len(self.passages)
-        out = np.full(n, np.nan)
-        if self.fusion == "rrf":
-            fused = np.zeros(n)
-            member = np.zeros(n, dtype=bool)
-            for leg in (b, v):
-                top = self.top_passages(leg, self.candidates)
-                fused[top] += 1.0 / (self.rrf_k + np.arange(1, len(top) + 1))
-                member[top] = True
-            out[member] = fused[member]
-            return out
-        union = np.zeros(n, dtype=bool)
-        if self.weight < 1.0:
-            union[self.top_passages(b, self.candidates)] = True
-        if self.weight > 0.0:
-            union[self.top_passages(v, self.candidates)] = True
-        ids = np.flatnonzero(union)  # work on the union only: a few hundred passages, not every one
-        fused = np.zeros(len(ids))
-        for leg, w in ((b, 1.0 - self.weight), (v, self.weight)):
-            values = leg[ids]
-            present = ~np.isnan(values)
-            if not present.any():
-                continue
-            lo, hi = values[present].min(), values[present].max()
-            norm = np.ones(len(ids)) if hi == lo else (values - lo) / (hi - lo)
-            fused[present] += w * norm[present]
-        out[ids] = fused
-        return out
+        return self.fuser.scores(b, v, self.top_passages)
 
     def best_line(self, query, report):
         return self.dense.best_line(query, report) if self.weight >= 0.5 else self.bm25.best_line(query, report)

@@ -1,7 +1,7 @@
 """The tuned hybrid pipeline: the levers of chapters/12-improving-retrieval.ipynb, each an option.
 
-:class:`TunedHybridRetriever` is a :class:`~ddrsearch.retrieval.hybrid.HybridRetriever`
-(BM25 and dense over the same passages, fused per query) with these levers,
+:class:`TunedHybridRetriever` holds the legs of a :class:`~ddrsearch.retrieval.hybrid.HybridRetriever`
+(BM25 and dense over the same passages, fused per query) and these levers,
 every one off unless asked for, so the chapter can switch them on one at a
 time and measure each on the development questions:
 
@@ -59,8 +59,11 @@ from dataclasses import replace
 import numpy as np
 
 from ddrsearch.errors import QueryError
-from ddrsearch.retrieval.hybrid import HybridRetriever
-from ddrsearch.retrieval.passages import Hit
+from ddrsearch.retrieval.base import Retriever
+from ddrsearch.retrieval.dense import DenseRetriever
+from ddrsearch.retrieval.fusion import RRF_K, Fusion
+from ddrsearch.retrieval.lexical import BM25Retriever
+from ddrsearch.retrieval.passages import Hit, Passage
 from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row
 from ddrsearch.retrieval.structured import StructuredIndex
 from ddrsearch.text.rewriting import load_rig_terms, rewrite_query
@@ -121,8 +124,14 @@ def proximity_pairs(words: Sequence[str], numbers: bool | str = False) -> list[t
     return sorted(pairs)
 
 
-class TunedHybridRetriever(HybridRetriever):
+class TunedHybridRetriever(Retriever):
     """A hybrid retriever with the levers of the module docstring.
+
+    It *holds* its legs (a :class:`~ddrsearch.retrieval.lexical.BM25Retriever`,
+    a :class:`~ddrsearch.retrieval.dense.DenseRetriever` and the structured
+    path's :class:`~ddrsearch.retrieval.structured.StructuredIndex`) and a
+    :class:`~ddrsearch.retrieval.fusion.Fusion`, as a plain
+    :class:`~ddrsearch.retrieval.hybrid.HybridRetriever` does.
 
     Args:
         framing, asker, reverse, rig_terms: query rewrites (:func:`ddrsearch.text.rewriting.rewrite_query`);
@@ -138,9 +147,14 @@ class TunedHybridRetriever(HybridRetriever):
             those holding a number, ``"units"`` those around a number with
             its unit (see the module docstring and :func:`proximity_pairs`).
         row: one of :data:`ddrsearch.retrieval.rowchoice.ROW_RULES` (see the module docstring).
-        **options: :class:`~ddrsearch.retrieval.hybrid.HybridRetriever` options
-            (``weight``, ``fusion``, ``candidates``, ``bm25_options``,
-            ``dense_options``, ...).
+        fusion, weight, rrf_k, candidates: the fusion of the two legs
+            (:class:`~ddrsearch.retrieval.fusion.Fusion`).
+        bm25, dense: ready-made legs to share, or ``bm25_options`` and
+            ``dense_options`` for new ones (as :class:`~ddrsearch.retrieval.hybrid.HybridRetriever`).
+        structured_index: the structured path's typed fields, when they are
+            at hand without the reports (an index on disk); default: built
+            from the attached reports at the first numeric or date question.
+        rollup: see :class:`~ddrsearch.retrieval.base.Retriever`.
 
     Raises:
         ValueError: an unknown ``prf``, ``row`` or ``numbers``, a weight outside its range, or a
@@ -154,8 +168,15 @@ class TunedHybridRetriever(HybridRetriever):
                  rig_terms: bool | str | os.PathLike = False, prf: str | None = None, fb_docs: int = 5,
                  fb_terms: int = 10, fb_weight: float = 0.3, structured: float = 0.0,
                  proximity: float = 0.0, window: int = 8, numbers: bool | str = False, row: str = "fused",
-                 **options):
-        super().__init__(**options)
+                 fusion: str = "convex", weight: float = 0.5, rrf_k: int = RRF_K, candidates: int | None = 100,
+                 bm25: BM25Retriever | None = None, dense: DenseRetriever | None = None,
+                 bm25_options: dict | None = None, dense_options: dict | None = None, rollup: str = "max",
+                 structured_index: StructuredIndex | None = None):
+        super().__init__(rollup)
+        self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
+        self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
+        self.bm25 = bm25 or BM25Retriever(**(bm25_options or {}))
+        self.dense = dense or DenseRetriever(**(dense_options or {}))
         if prf not in (None, "rm3", "rocchio", "both"):
             raise ValueError(f"prf must be None, 'rm3', 'rocchio' or 'both', not {prf!r}")
         if row not in ROW_RULES:
@@ -173,7 +194,37 @@ class TunedHybridRetriever(HybridRetriever):
         self.prf, self.fb_docs, self.fb_terms, self.fb_weight = prf, fb_docs, fb_terms, fb_weight
         self.structured, self.row = structured, row
         self.proximity, self.window, self.numbers = proximity, window, numbers
-        self._structured_index: StructuredIndex | None = None
+        self.structured_index = structured_index
+
+    # --- indexing --------------------------------------------------------------------
+    def _fit(self, passages: list[Passage]) -> None:
+        for leg in (self.bm25, self.dense):
+            if [p.passage_id for p in leg.passages] != [p.passage_id for p in passages]:
+                leg.index(passages)
+            leg.attach_reports(self.reports.values())
+
+    def attach_reports(self, reports) -> TunedHybridRetriever:
+        """Attach the reports to this retriever and to both legs."""
+        reports = list(reports)
+        super().attach_reports(reports)
+        for leg in (self.bm25, self.dense):
+            leg.attach_reports(reports)
+        return self
+
+    @property
+    def match_options(self) -> dict[str, bool]:
+        return self.bm25.match_options
+
+    @property
+    def match_tokenizer(self):
+        return self.bm25.tokenize
+
+    def query_terms(self, query: str) -> list[str]:
+        """The terms BM25 matches for ``query`` after the rewrites (shorthand spelt out, expanded, stemmed)."""
+        return self.bm25.tokenize(self.rewrite(query))
+
+    def best_line(self, query, report):
+        return self.dense.best_line(query, report) if self.weight >= 0.5 else self.bm25.best_line(query, report)
 
     def rewrite(self, query: str) -> str:
         """The query as both legs read it, after the rewrites switched on."""
@@ -184,12 +235,13 @@ class TunedHybridRetriever(HybridRetriever):
         """A new tuned retriever sharing this one's indexed legs and levers, with another dense weight."""
         other = TunedHybridRetriever(
             framing=self.framing, asker=self.asker, reverse=self.reverse, rig_terms=False,
-            prf=self.prf, fb_docs=self.fb_docs, fb_terms=self.fb_terms, fb_weight=self.fb_weight, structured=self.structured, row=self.row,
-            proximity=self.proximity, window=self.window, numbers=self.numbers,
-            fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
-            bm25=self.bm25, dense=self.dense, rollup=self.rollup)
-        other.passages, other._reports = self.passages, self._reports
-        other._structured_index = self._structured_index
+            prf=self.prf, fb_docs=self.fb_docs, fb_terms=self.fb_terms, fb_weight=self.fb_weight,
+            structured=self.structured, row=self.row, proximity=self.proximity, window=self.window,
+            numbers=self.numbers, fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k,
+            candidates=self.candidates, bm25=self.bm25, dense=self.dense, rollup=self.rollup,
+            structured_index=self.structured_index)
+        other.passages = self.passages
+        other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
         other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache")})
         return other
@@ -227,7 +279,7 @@ class TunedHybridRetriever(HybridRetriever):
         total = sum(p for _, p in terms)
         fb = np.zeros(len(scores))
         for t, p in terms:
-            fb += (p / total) * np.asarray(self.bm25._bm25.get_scores([t]), dtype=float)
+            fb += (p / total) * self.bm25.term_scores(t)
         base = np.nan_to_num(scores)
         mixed = (1 - self.fb_weight) * base / (base.max() or 1.0) + self.fb_weight * fb / (fb.max() or 1.0)
         out = np.where(mixed > 0, mixed, np.nan)
@@ -313,7 +365,7 @@ class TunedHybridRetriever(HybridRetriever):
         if "_spelling" not in self.__dict__:
             texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
             self._spelling = Spelling(texts)
-        vocab = self.bm25._vocab
+        vocab = self.bm25.vocabulary
 
         def matched(word: str) -> bool:
             return any(t in vocab for t in self.bm25.tokenize(self.rewrite(word)))
@@ -325,23 +377,16 @@ class TunedHybridRetriever(HybridRetriever):
         """The structured path's :class:`~ddrsearch.retrieval.structured.StructuredMatch` for ``query`` (``None``: none)."""
         if self.structured <= 0:
             return None
-        if self._structured_index is None:
+        if self.structured_index is None:
             if not self._reports:
                 return None
-            self._structured_index = StructuredIndex(list(self._reports.values()))
-        return self._structured_index.score(query)
+            self.structured_index = StructuredIndex(list(self._reports.values()))
+        return self.structured_index.score(query)
 
     def passage_scores(self, query: str) -> np.ndarray:
-        memo = self.__dict__.get("_memo")  # set by search(): one scoring per query, not two
-        if memo is not None and query in memo:
-            return memo[query]
-        out = self._passage_scores(query)
-        if memo is not None:
-            memo[query] = out
-        return out
-
-    def _passage_scores(self, query: str) -> np.ndarray:
-        fused = super().passage_scores(query)
+        """Fused passage scores of the two legs (after the levers), plus the structured path's bonus."""
+        b, v = self.leg_scores(query)
+        fused = self.fuser.scores(b, v, self.top_passages)
         match = self.structured_match(query)
         if match is None or not match.scores:
             return fused
@@ -371,18 +416,11 @@ class TunedHybridRetriever(HybridRetriever):
             cache[i] = set(self.bm25.tokenize(self.passages[i].text))
         return cache[i]
 
-    def search(self, query: str, k: int = 10) -> list[Hit]:
-        self._memo = {}
-        try:
-            return self._search(query, k)
-        finally:
-            self._memo = None
-
-    def _search(self, query: str, k: int) -> list[Hit]:
-        hits = super().search(query, k)
+    def rank(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
+        """The top ``k`` reports, each showing the row the ``row`` rule picks (the fused scores computed once)."""
+        hits = super().rank(query, scores, k)
         if self.row == "fused" or not hits:
             return hits
-        scores = self.passage_scores(query)
         terms = set(self.bm25.tokenize(self.rewrite(query)))
         match = self.structured_match(query)
         idf = self._idf()
@@ -399,6 +437,6 @@ class TunedHybridRetriever(HybridRetriever):
                               scores=scores, kinds=kinds, texts=texts,
                               depth=match.depths.get(h.report) if match is not None else None)
             p = self.passages[best]
-            out.append(replace(h, text=p.text, page=p.page, row=p.row, start=p.start, end=p.end,
-                               passage_id=p.passage_id))
+            out.append(self.describe(query, replace(h, text=p.text, page=p.page, row=p.row, start=p.start, end=p.end,
+                                                    passage_id=p.passage_id)))
         return out

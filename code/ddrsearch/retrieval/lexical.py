@@ -15,6 +15,7 @@ import numpy as np
 from ddrsearch.errors import EmptyCorpusError, QueryError
 from ddrsearch.imports import import_quietly
 from ddrsearch.retrieval.base import Retriever
+from ddrsearch.retrieval.passages import Passage
 from ddrsearch.text.glossary import default_glossary
 from ddrsearch.text.tokenizer import make_tokenizer
 from ddrsearch.text.words import DEFAULT_STOPWORDS
@@ -165,6 +166,42 @@ class BM25Retriever(Retriever):
             )
         self._bm25 = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         self._bm25.index(tokens, show_progress=False)
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        """Every term of the indexed passages, as :attr:`tokenize` writes them."""
+        return frozenset(self._vocab)
+
+    def term_scores(self, term: str) -> np.ndarray:
+        """BM25 score of every passage for the one term ``term``, shape ``(n passages,)`` (0 where it is absent)."""
+        if term not in self._vocab:
+            return np.zeros(len(self.passages))
+        return np.asarray(self._bm25.get_scores([term]), dtype=float)
+
+    def save(self, folder, *, allow_pickle: bool = False, show_progress: bool = False) -> None:
+        """Write the BM25 index to ``folder`` in bm25s's own format (JSON and ``.npy``; never pickle).
+
+        ``allow_pickle`` must stay ``False`` (the keyword is bm25s's own, accepted so that
+        :func:`ddrsearch.stores.generations.write_generation` can save this or a bare bm25s index).
+        """
+        if allow_pickle:
+            raise ValueError("the BM25 index is saved without pickle")
+        self._bm25.save(folder, allow_pickle=False, show_progress=show_progress)
+
+    def restore(self, folder, passages: Sequence[Passage]) -> BM25Retriever:
+        """Load an index written by :meth:`save` over ``passages`` (the same passages, in the same order).
+
+        Returns:
+            ``self``, searchable without re-indexing.
+
+        Raises:
+            OSError, ValueError, KeyError, TypeError: the files are missing or damaged.
+        """
+        bm25s = import_quietly("bm25s")
+        self._bm25 = bm25s.BM25.load(folder, allow_pickle=False, show_progress=False, mmap=False)
+        self._vocab = set(self._bm25.vocab_dict)
+        self.passages = list(passages)
+        return self
 
     def passage_scores(self, query):
         terms = self.tokenize(query)

@@ -73,6 +73,10 @@ class Hit:
             operation row index from 0 and its FROM/TO times), when known.
         passage_id: the passage that earned the score.
         ocr: ``text`` comes from OCR of a scanned page; :attr:`citation` says so.
+        terms: the query's terms (as the retriever matches them: expanded,
+            stemmed where it does) that ``text`` holds, sorted.
+        code: the row's CODE cell when it, not ``text``, holds the query's
+            words (the CODE is indexed with the row but not shown); else ``None``.
     """
 
     report: str
@@ -85,6 +89,8 @@ class Hit:
     end: str | None = None
     passage_id: str | None = None
     ocr: bool = False
+    terms: tuple[str, ...] = ()
+    code: str | None = None
 
     @property
     def citation(self) -> str:

@@ -191,8 +191,8 @@ class StructuredIndex:
         reports: the reports (any order).
     """
 
-    def __init__(self, reports: Sequence[Report]):
-        self._set_rows(self.records_of(reports))
+    def __init__(self, reports: Sequence[Report] = (), *, rows: Sequence[dict] | None = None):
+        self._set_rows(self.records_of(reports) if rows is None else sorted(rows, key=lambda r: (r["date"], r["report"])))
 
     @staticmethod
     def records_of(reports: Sequence[Report]) -> list[dict]:
@@ -221,10 +221,7 @@ class StructuredIndex:
         """Rebuild the index from :meth:`to_records` output (no PDF is read)."""
         import datetime as _dt
 
-        obj = cls.__new__(cls)
-        rows = [{**r, "date": _dt.date.fromisoformat(r["date"])} for r in records]
-        obj._set_rows(sorted(rows, key=lambda r: (r["date"], r["report"])))
-        return obj
+        return cls(rows=[{**r, "date": _dt.date.fromisoformat(r["date"])} for r in records])
 
     def _set_rows(self, rows: list[dict]) -> None:
         for row in rows:  # an implausible value (kept and flagged by typed_fields) answers nothing here

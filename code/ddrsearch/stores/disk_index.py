@@ -32,6 +32,7 @@ import datetime as dt
 import inspect
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -43,7 +44,6 @@ from ddrsearch.embedding.encoder import Embedder
 from ddrsearch.embedding.model import resolve_model
 from ddrsearch.errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
 from ddrsearch.hashing import sha256_file, text_sha256
-from ddrsearch.imports import import_quietly
 from ddrsearch.reading.names import short_name
 from ddrsearch.reading.report import Report, check_duplicates, read_reports, sort_reports
 from ddrsearch.retrieval.chunking import DEFAULT_LIMIT, operation_chunks
@@ -56,8 +56,8 @@ from ddrsearch.retrieval.structured import StructuredIndex
 from ddrsearch.stores.generations import Generation, current_generation, damaged, write_generation
 from ddrsearch.text.glossary import glossary_path
 
-__all__ = ["AddResult", "SearchIndex", "add_reports", "build_index", "code_fingerprint", "default_index_dir",
-           "open_index", "stale_reasons"]
+__all__ = ["AddResult", "IndexCheck", "SearchIndex", "add_reports", "build_index", "check_index", "code_fingerprint",
+           "default_index_dir", "open_index", "stale_reasons"]
 
 #: The pipeline the index holds: the command line's default method (see :data:`ddrsearch.retrieval.pipeline.DEFAULT_PIPELINE`).
 METHOD = "hybrid"
@@ -144,7 +144,8 @@ def _options(obj) -> dict:
         if "__init__" not in vars(cls) or not cls.__module__.startswith("ddrsearch."):
             continue
         for name, p in inspect.signature(cls.__init__).parameters.items():
-            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or not hasattr(obj, name) or name in out:
+            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or not hasattr(obj, name) or name in out \
+                    or name == "structured_index":
                 continue
             value = getattr(obj, name)
             if value is None or isinstance(value, (bool, int, float, str)):
@@ -247,7 +248,7 @@ def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = No
     for p in retriever.passages:
         counts[p.report] = counts.get(p.report, 0) + 1
     entries = [_report_entry(r, digests[r.file_name], counts[r.file_name]) for r in reports]
-    return _write(index_dir, entries, retriever.passages, retriever.dense.matrix, retriever.bm25._bm25,
+    return _write(index_dir, entries, retriever.passages, retriever.dense.matrix, retriever.bm25,
                   {"source": source or {}, "settings": _settings(retriever), "code": code_fingerprint(),
                    "model": _model_record(retriever.dense.embedder),
                    "structured": StructuredIndex(reports).to_records()})
@@ -368,13 +369,13 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
         idx = [i for i, p in enumerate(old_passages) if p.report == name]
         rows[name] = ([old_passages[i] for i in idx], old_vectors[idx])
     indexed_texts = {tuple(p.text for p in rows[name][0]): name for name in rows}
-    for r in new._reports.values():  # a re-saved copy of an indexed report: other bytes, the same passages
+    for r in new.reports.values():  # a re-saved copy of an indexed report: other bytes, the same passages
         same = indexed_texts.get(tuple(p.text for p in new.passages if p.report == r.file_name))
         if same is not None:
             raise DuplicateReportError(f"{r.path} holds the same report as {same}, already in the index (identical "
                                        "text, other bytes: a re-saved copy). Not added.", same, r.file_name)
     entries = {e["file_name"]: e for e in keep}
-    for r in new._reports.values():
+    for r in new.reports.values():
         idx = [i for i, p in enumerate(new.passages) if p.report == r.file_name]
         rows[r.file_name] = ([new.passages[i] for i in idx], new.dense.matrix[idx])
         entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(idx)), "origin": "add"}
@@ -387,9 +388,9 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     new.bm25.index(passages)  # the pipeline's BM25 leg, re-indexed over every passage
     header = generation.header
     kept = [rec for rec in header.get("structured", []) if rec["report"] in {e["file_name"] for e in keep}]
-    structured = sorted(kept + StructuredIndex(list(new._reports.values())).to_records(),
+    structured = sorted(kept + StructuredIndex(list(new.reports.values())).to_records(),
                         key=lambda rec: (rec["date"], rec["report"]))
-    result.generation = _write(index_dir, [entries[n] for n in order], passages, vectors, new.bm25._bm25,
+    result.generation = _write(index_dir, [entries[n] for n in order], passages, vectors, new.bm25,
                                {"source": header.get("source", {}), "settings": _settings(new),
                                 "code": code_fingerprint(), "model": _model_record(embedder),
                                 "structured": structured})
@@ -437,13 +438,11 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
         raise SearchIndexError(f"No index at {index_dir}; build one with: ddrsearch index build")
     opts = generation.header["settings"]
     passages = generation.passages()
-    bm25s = import_quietly("bm25s")
     bm25 = BM25Retriever(**opts["bm25"])
     try:
-        bm25._bm25 = bm25s.BM25.load(generation.bm25_dir, allow_pickle=False, show_progress=False, mmap=False)
+        bm25.restore(generation.bm25_dir, passages)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(Path(index_dir), generation.bm25_dir, exc) from None
-    bm25._vocab = set(bm25._bm25.vocab_dict)
     dense = DenseRetriever(embedder=embedder or Embedder(), **opts["dense"])
     dense.matrix = generation.vectors()
     if not passages or len(passages) != len(dense.matrix):
@@ -453,10 +452,52 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
     if cls.__name__ != opts.get("class", cls.__name__):
         raise StaleIndexError(f"The index {index_dir} holds a {opts['class']} pipeline, the default is now "
                               f"{cls.__name__}; rebuild it with: ddrsearch index build", ["the pipeline changed"])
-    hybrid = cls(bm25=bm25, dense=dense, **opts["hybrid"])
-    for r in (bm25, dense, hybrid):
-        r.passages = passages
-    if "structured" in generation.header and hasattr(hybrid, "_structured_index"):
-        # the typed fields of the numeric/date path, stored with the index (no PDF is read)
-        hybrid._structured_index = StructuredIndex.from_records(generation.header["structured"])
+    # the typed fields of the numeric/date path, stored with the index (no PDF is read)
+    structured = StructuredIndex.from_records(generation.header["structured"]) \
+        if "structured" in generation.header else None
+    hybrid = cls(bm25=bm25, dense=dense, structured_index=structured, **opts["hybrid"])
+    dense.passages = hybrid.passages = passages
     return SearchIndex(Path(index_dir), generation, hybrid)
+
+
+@dataclass
+class IndexCheck:
+    """Whether the index in a folder can be searched instead of the PDFs (:func:`check_index`).
+
+    Attributes:
+        folder: the index folder.
+        index: the opened index when it exists and is current, else ``None``.
+        reasons: why it is out of date (one sentence each; empty when current or absent).
+        error: why it could not be read (damaged, another format), else ``None``.
+    """
+
+    folder: Path
+    index: SearchIndex | None = None
+    reasons: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def absent(self) -> bool:
+        """No index was ever written in the folder."""
+        return self.index is None and not self.reasons and self.error is None
+
+
+def check_index(folder: str | os.PathLike, corpus: Sequence[str | os.PathLike]) -> IndexCheck:
+    """The index at ``folder``, opened when it is current for the report PDFs ``corpus``.
+
+    The one rule by which the command line and the web app decide to search
+    an index or the PDFs: an index is used only when :func:`stale_reasons`
+    finds no difference with today's reports, model and pipeline code.
+
+    Returns:
+        An :class:`IndexCheck` (never raises for a missing, stale or damaged index).
+    """
+    folder = Path(folder)
+    try:
+        if current_generation(folder) is None:
+            return IndexCheck(folder)
+        index = open_index(folder)
+        reasons = stale_reasons(index.generation, corpus=corpus, model_key=index.retriever.dense.embedder.source.key)
+    except SearchIndexError as exc:
+        return IndexCheck(folder, error=str(exc))
+    return IndexCheck(folder, reasons=reasons) if reasons else IndexCheck(folder, index=index)
