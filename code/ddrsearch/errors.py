@@ -215,6 +215,10 @@ class GlossaryError(DDRSearchError, ValueError):
     """The glossary CSV is missing or malformed; the message names the file and line."""
 
 
+class LexiconError(DDRSearchError, ValueError):
+    """The drilling lexicon CSV is missing or malformed; the message names the file, the line and the problem."""
+
+
 # --- the embedding model ---------------------------------------------------------
 
 class ModelNotFoundError(DDRSearchError, FileNotFoundError):

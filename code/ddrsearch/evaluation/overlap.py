@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ddrsearch.reading.report import Report
 from ddrsearch.text.tokenizer import tokenize
 from ddrsearch.text.words import DEFAULT_STOPWORDS
 
-__all__ = ["FUNCTION_WORDS", "content_terms", "shared_words"]
+__all__ = ["FUNCTION_WORDS", "answering_rows", "content_terms", "shared_words"]
 
 #: Words that carry no event of their own: the tokenizer's stop words, the words of a question's framing,
 #: and the small function words (prepositions, particles, pronouns, auxiliaries) every description needs.
@@ -62,3 +63,20 @@ def shared_words(question: str, rows: Iterable[str]) -> list[str]:
     for row in rows:
         held |= content_terms(row, expand=True)
     return sorted(asked & held)
+
+
+def _collapsed(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def answering_rows(report: Report, evidence: str) -> list[str]:
+    """The texts of ``report`` that hold the quotation ``evidence``: each operation row (its OPERATIONS text and
+    CODE cell) or header line (PRESENT OPERATIONS, ACTIVITY PLANNED) that contains it, whitespace and case ignored.
+
+    Returns:
+        ``[]`` when no single row or header line holds it.
+    """
+    needle = _collapsed(evidence)
+    out = [f"{row.operations} {row.code}" for row in report.operations if needle in _collapsed(row.operations)]
+    out += [line for line in (report.present_operations, report.activity_planned) if line and needle in _collapsed(line)]
+    return out

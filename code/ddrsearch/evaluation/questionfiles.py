@@ -85,6 +85,9 @@ __all__ = [
 ]
 
 TOP_LEVEL_KEYS = ("name", "description", "corpus", "questions")
+#: Top-level keys a set may have besides those: ``zero_overlap: true`` asks the loader to refuse a question that
+#: shares a content word with its answering rows (:mod:`ddrsearch.evaluation.overlap`).
+OPTIONAL_TOP_LEVEL_KEYS = ("zero_overlap",)
 QUESTION_KEYS = ("id", "question", "category", "difficulty", "style", "split", "kind", "relevant")
 REQUIRED_QUESTION_KEYS = ("id", "question", "category", "difficulty", "style", "relevant")
 JUDGEMENT_KEYS = ("report", "grade", "evidence")
@@ -241,6 +244,8 @@ def load_questions(
 
     if check_evidence and to_check:
         _check_evidence(path, to_check, archive_folder, problems, reports)
+    if check_evidence and data.get("zero_overlap") is True and not problems:
+        _check_zero_overlap(questions, archive_folder, reports, problems)
 
     if problems:
         raise QuestionSetError(path, problems.messages())
@@ -268,8 +273,10 @@ class _Problems:
 
 def _check_top_level(data: Mapping, problems: _Problems):
     for key in data:
-        if key not in TOP_LEVEL_KEYS:
-            problems.add(f"unknown top-level key {key!r} (allowed: {', '.join(TOP_LEVEL_KEYS)})")
+        if key not in TOP_LEVEL_KEYS + OPTIONAL_TOP_LEVEL_KEYS:
+            problems.add(f"unknown top-level key {key!r} (allowed: {', '.join(TOP_LEVEL_KEYS + OPTIONAL_TOP_LEVEL_KEYS)})")
+    if "zero_overlap" in data and not isinstance(data["zero_overlap"], bool):
+        problems.add(f"'zero_overlap' must be true or false, not {data['zero_overlap']!r}")
     for key in TOP_LEVEL_KEYS:
         if key not in data:
             problems.add(f"missing top-level key {key!r}")
@@ -436,6 +443,32 @@ def _check_evidence(path: Path, to_check, archive_folder, problems: _Problems,
         problems.add(
             f"{where}: evidence {j.evidence!r} is not in the report's text (matching ignores case, "
             f"whitespace and the kind of quote or dash; quote within one line of an OPERATIONS cell){hint}", key)
+
+
+def _check_zero_overlap(questions: list[Question], archive_folder, reports: Iterable[Report] | None,
+                        problems: _Problems) -> None:
+    """Add a problem for each question sharing a content word with the rows of its grade-2 and grade-3 judgements."""
+    from ddrsearch.evaluation.overlap import answering_rows, shared_words
+    from ddrsearch.reading.report import read_report
+
+    folder = Path(archive_folder) if archive_folder is not None else archive_dir()
+    read = {r.file_name: r for r in reports or ()}
+    for q in questions:
+        rows = []
+        for j in q.relevant:
+            if j.grade < 2:
+                continue
+            if j.report not in read:
+                read[j.report] = read_report(folder / j.report)
+            found = answering_rows(read[j.report], j.evidence)
+            if not found:
+                problems.add(f"{q.id}, report {j.report}: zero_overlap needs the evidence {j.evidence!r} within one "
+                             "operation row (or PRESENT OPERATIONS / ACTIVITY PLANNED), to check the question against it")
+            rows.extend(found)
+        shared = shared_words(q.question, rows)
+        if shared:
+            problems.add(f"{q.id}: the question shares the content word(s) {', '.join(shared)} with its answering rows, "
+                         "but the set says zero_overlap: true; reword it in the engineer's own words")
 
 
 def write_qrels(question_set: QuestionSet, path: str | os.PathLike) -> None:

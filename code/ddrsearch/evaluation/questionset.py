@@ -57,7 +57,7 @@ CORPORA = ("sample", "archive")
 GRADES = (1, 2, 3)
 
 #: The question sets shipped in ``datasets/eval/``.
-QUESTION_SETS = ("starter", "archive", "fresh", "fresh2")
+QUESTION_SETS = ("starter", "archive", "fresh", "fresh2", "plain")
 
 
 @dataclass(frozen=True)

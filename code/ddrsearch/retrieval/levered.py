@@ -151,6 +151,13 @@ class TunedHybridRetriever(Retriever):
             (:class:`~ddrsearch.retrieval.fusion.Fusion`).
         bm25, dense: ready-made legs to share, or ``bm25_options`` and
             ``dense_options`` for new ones (as :class:`~ddrsearch.retrieval.hybrid.HybridRetriever`).
+        lexicon, lexicon_k, lexicon_min: weight of the definition-mediated
+            expansion (0 = off; :mod:`ddrsearch.retrieval.lexicon_match`), how
+            many lexicon terms it adds at most, and the least similarity of one.
+        adaptive, adaptive_cover: the dense weight used instead of ``weight``
+            when the question's words give weak lexical evidence (the best BM25
+            passage holds less than ``adaptive_cover`` of the question's IDF
+            weight); ``None`` = off.
         structured_index: the structured path's typed fields, when they are
             at hand without the reports (an index on disk); default: built
             from the attached reports at the first numeric or date question.
@@ -171,7 +178,8 @@ class TunedHybridRetriever(Retriever):
                  fusion: str = "convex", weight: float = 0.5, rrf_k: int = RRF_K, candidates: int | None = 100,
                  bm25: BM25Retriever | None = None, dense: DenseRetriever | None = None,
                  bm25_options: dict | None = None, dense_options: dict | None = None, rollup: str = "max",
-                 structured_index: StructuredIndex | None = None):
+                 structured_index: StructuredIndex | None = None, lexicon: float = 0.0, lexicon_k: int = 3,
+                 lexicon_min: float = 0.5, adaptive: float | None = None, adaptive_cover: float = 0.5):
         super().__init__(rollup)
         self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
@@ -195,6 +203,14 @@ class TunedHybridRetriever(Retriever):
         self.structured, self.row = structured, row
         self.proximity, self.window, self.numbers = proximity, window, numbers
         self.structured_index = structured_index
+        if lexicon < 0 or lexicon_k < 1 or not -1.0 <= lexicon_min <= 1.0:
+            raise ValueError(f"need lexicon >= 0, lexicon_k >= 1 and -1 <= lexicon_min <= 1, "
+                             f"got {lexicon}, {lexicon_k}, {lexicon_min}")
+        if (adaptive is not None and not 0.0 <= adaptive <= 1.0) or not 0.0 <= adaptive_cover <= 1.0:
+            raise ValueError(f"adaptive must be None or a dense weight from 0 to 1, and adaptive_cover from 0 to 1, "
+                             f"got {adaptive}, {adaptive_cover}")
+        self.lexicon, self.lexicon_k, self.lexicon_min = lexicon, lexicon_k, lexicon_min
+        self.adaptive, self.adaptive_cover = adaptive, adaptive_cover
 
     # --- indexing --------------------------------------------------------------------
     def _fit(self, passages: list[Passage]) -> None:
@@ -239,11 +255,12 @@ class TunedHybridRetriever(Retriever):
             structured=self.structured, row=self.row, proximity=self.proximity, window=self.window,
             numbers=self.numbers, fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k,
             candidates=self.candidates, bm25=self.bm25, dense=self.dense, rollup=self.rollup,
-            structured_index=self.structured_index)
+            structured_index=self.structured_index, lexicon=self.lexicon, lexicon_k=self.lexicon_k,
+            lexicon_min=self.lexicon_min, adaptive=self.adaptive, adaptive_cover=self.adaptive_cover)
         other.passages = self.passages
         other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
-        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache")})
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache", "_matcher")})
         return other
 
     # --- the legs --------------------------------------------------------------------
@@ -252,7 +269,9 @@ class TunedHybridRetriever(Retriever):
         if not self.bm25.tokenize(q):  # name the query as typed, not its rewrite (which may be '')
             raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
         b = self.bm25.passage_scores(q)
-        v = self.dense.passage_scores(q) if self.weight > 0 else np.zeros(len(self.passages))
+        if self.lexicon > 0:
+            b = self._lexicon_expand(q, b)
+        v = self.dense.passage_scores(q) if self.weight > 0 or self.adaptive else np.zeros(len(self.passages))
         if self.prf in ("rm3", "both"):
             b = self._rm3(q, b)
         if self.proximity > 0:
@@ -261,6 +280,41 @@ class TunedHybridRetriever(Retriever):
         if self.prf in ("rocchio", "both") and self.weight > 0:
             v = self._rocchio(q, v)
         return b, v
+
+    def lexicon_terms(self, query: str) -> list[tuple[str, float]]:
+        """The printed lexicon terms the ``lexicon`` lever adds for ``query`` (after the rewrites), with their similarity."""
+        if self.lexicon <= 0:
+            return []
+        if "_matcher" not in self.__dict__:
+            from ddrsearch.retrieval.lexicon_match import LexiconMatcher
+
+            self._matcher = LexiconMatcher(self.dense.embedder)
+        seen, out = set(), []
+        for entry, sim in self._matcher.match(self.rewrite(query), self.lexicon_k, self.lexicon_min):
+            if entry.printed.lower() not in seen and self.bm25.tokenize(entry.printed):
+                seen.add(entry.printed.lower())
+                out.append((entry.printed, sim))
+        return out
+
+    def _lexicon_expand(self, query: str, scores: np.ndarray) -> np.ndarray:
+        extra = np.zeros(len(scores))
+        for term, sim in self.lexicon_terms(query):
+            extra += sim * np.nan_to_num(self.bm25.passage_scores(term))
+        if not extra.any():
+            return scores
+        out = np.nan_to_num(scores) + self.lexicon * extra
+        return np.where(np.isnan(scores) & (extra == 0), np.nan, out)
+
+    def lexical_cover(self, query: str, scores: np.ndarray) -> float:
+        """The share of ``query``'s IDF weight (its BM25 terms after the rewrites) that the best BM25 passage holds."""
+        terms = set(self.bm25.tokenize(self.rewrite(query)))
+        top = self.top_passages(scores, 1)
+        if not terms or not len(top):
+            return 0.0
+        idf = self._idf()
+        weight = {t: idf.get(t, max(idf.values(), default=1.0)) for t in terms}
+        held = terms & self._row_terms(int(top[0]))
+        return sum(weight[t] for t in held) / sum(weight.values())
 
     def _rm3(self, query: str, scores: np.ndarray) -> np.ndarray:
         top = self.top_passages(scores, self.fb_docs)
@@ -386,7 +440,10 @@ class TunedHybridRetriever(Retriever):
     def passage_scores(self, query: str) -> np.ndarray:
         """Fused passage scores of the two legs (after the levers), plus the structured path's bonus."""
         b, v = self.leg_scores(query)
-        fused = self.fuser.scores(b, v, self.top_passages)
+        fuser = self.fuser
+        if self.adaptive is not None and self.lexical_cover(query, b) < self.adaptive_cover:
+            fuser = Fusion(self.fusion, self.adaptive, self.rrf_k, self.candidates)  # weak lexical evidence
+        fused = fuser.scores(b, v, self.top_passages)
         match = self.structured_match(query)
         if match is None or not match.scores:
             return fused
