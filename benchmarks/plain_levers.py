@@ -34,6 +34,11 @@ LEVERS = {
     "lexicon 0.6": {"lexicon": 0.6},
     "lexicon 1.0": {"lexicon": 1.0},
     "lexicon 0.6 k5": {"lexicon": 0.6, "lexicon_k": 5},
+    "lexicon 1.0 k5": {"lexicon": 1.0, "lexicon_k": 5},
+    "lexicon 0.6 k8": {"lexicon": 0.6, "lexicon_k": 8},
+    "lexicon 0.6 k5 min0.4": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.4},
+    "lexicon 0.6 k5 min0.6": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.6},
+    "without lexicon": {"lexicon": 0.0},
     "adaptive 0.8": {"adaptive": 0.8},
     "adaptive 0.9": {"adaptive": 0.9},
     "adaptive 1.0": {"adaptive": 1.0},
@@ -56,15 +61,23 @@ def main() -> None:
     for name in args.levers.split(","):
         methods[name] = bench.retriever(default, LEVERS[name])
     pd.set_option("display.width", 200)
+    pooled: dict[str, list] = {name: [] for name in methods}
     for set_name in args.sets.split(","):
         qs = load_questions(set_name, reports=reports)
         qs = qs if args.split == "all" else qs.split(args.split)
         qs = qs.answerable()
         results = {name: evaluate_retriever(r, qs, 5) for name, r in methods.items()}
+        for name, df in results.items():
+            pooled[name].append(df)
         table = comparison_table(results, "default pipeline")
         print(f"\n== {set_name}, {args.split} split, {len(qs.questions)} answerable questions")
         print(table[["hit@5", "MRR", "NDCG@5", "gain", "gain low", "gain high", "changed"]].round(3).to_string())
         print(breakdown(results, by="style", metric="hit@5").round(2).to_string())
+    if len(args.sets.split(",")) > 1:
+        both = {name: pd.concat(dfs) for name, dfs in pooled.items()}
+        table = comparison_table(both, "default pipeline")
+        print(f"\n== all sets pooled, {args.split} split, {len(next(iter(both.values())))} answerable questions")
+        print(table[["hit@5", "MRR", "NDCG@5", "gain", "gain low", "gain high", "changed"]].round(3).to_string())
     print(f"\n{time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f}")
 
 

@@ -69,6 +69,7 @@ LEVERS: dict[str, dict] = {
     "no context": {"chunks": {"context": False}},
     "MD in context": {"chunks": {"depth": True}},
     "adapted model": {"adapter": True},
+    "lexicon terms": {"lexicon": 0.6, "lexicon_k": 5},
 }
 
 
@@ -91,6 +92,7 @@ OFF: dict[str, dict] = {
     "RM3 (BM25)": {"prf": None},
     "structured path": {"structured": 0.0},
     "quantity pairs": {"proximity": 0.0},
+    "lexicon terms": {"lexicon": 0.0},
 }
 
 

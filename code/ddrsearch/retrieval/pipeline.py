@@ -59,9 +59,14 @@ PLAIN_WEIGHT = 0.5
 #: term proximity for a quantity typed with its unit and label ("DIFF 250
 #: psi" finds the row printing ``DIFF 250psi``; no development, held-out or
 #: fresh question holds such a quantity, so no measured figure changes),
-#: and the row that answers the question shown for each hit: its question
+#: the row that answers the question shown for each hit: its question
 #: words weighed by their rarity among the report's own rows (``"local"``,
-#: :mod:`ddrsearch.retrieval.rowchoice`; it chose that rule over ``"answer"`` on dev).
+#: :mod:`ddrsearch.retrieval.rowchoice`; it chose that rule over ``"answer"`` on dev),
+#: and the printed terms of the five lexicon entries whose definitions or plain
+#: phrasings are nearest the question by meaning (similarity at least 0.5),
+#: added to the BM25 query with weight 0.6 times their similarity
+#: (:mod:`ddrsearch.retrieval.lexicon_match`; chosen on the development
+#: questions of the archive and zero-overlap sets pooled, ``benchmarks/plain_levers.py``).
 DEFAULT_LEVERS: dict = {
     "candidates": None,
     "bm25_options": {"expand": True, "stem": True, "stop_extra": ["while"]},
@@ -71,13 +76,16 @@ DEFAULT_LEVERS: dict = {
     "proximity": 1.0,
     "numbers": "units",
     "row": "local",
+    "lexicon": 0.6,
+    "lexicon_k": 5,
 }
 
 #: One-line description of the default pipeline, for tables and help texts.
 DEFAULT_PIPELINE = (
     f"hybrid: BM25 (abbreviations expanded, stemmed, 'while' dropped, RM3) + dense over operation-row chunks, "
     f"convex fusion with dense weight {DEFAULT_WEIGHT} over every passage, asker's shorthand spelled out, "
-    f"typed fields for numeric and date questions, a quantity typed with its unit matched beside its label"
+    f"typed fields for numeric and date questions, a quantity typed with its unit matched beside its label, "
+    f"the lexicon's terms nearest the question by meaning added to BM25"
 )
 
 UNITS = ("auto", "report", "operation", "window")
