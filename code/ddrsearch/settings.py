@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SETTINGS", "Setting", "describe", "get", "project_root"]
+__all__ = ["SETTINGS", "Setting", "describe", "get", "get_number", "project_root"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("DDRSEARCH_LLM_TIMEOUT", "30", "seconds to wait for the chat endpoint before showing the card alone"),
     Setting("DDRSEARCH_INDEX_DIR", ".cache/index in the project; ~/.cache/ddrsearch/index elsewhere",
             "folder of the search indexes (ddrsearch index build), one subfolder per corpus"),
+    Setting("DDRSEARCH_INDEX_LOCK_TIMEOUT", "120",
+            "seconds a command that writes an index waits for another writer of the same index to finish"),
     Setting("DDRSEARCH_DATABASE_URL", "unset: an embedded PostgreSQL server (pgserver) in DDRSEARCH_PG_DIR",
             "PostgreSQL connection string for the PostgreSQL backend (the appendix)"),
     Setting("DDRSEARCH_PG_DIR", ".cache/postgres in the project; ~/.cache/ddrsearch/postgres elsewhere",
@@ -108,6 +110,33 @@ def get_path(name: str) -> Path | None:
         from ddrsearch.errors import SettingError
 
         raise SettingError(f"{name}={value!r}: {exc} Give a full path without '~' (or unset {name}).") from None
+
+
+def get_number(name: str, default: float, *, integer: bool = False) -> float:
+    """:func:`get`, as a positive number (``default`` when unset).
+
+    Args:
+        name: a variable of :data:`SETTINGS`.
+        default: the value when it is unset or blank.
+        integer: the value must be a whole number (returned as ``int``).
+
+    Raises:
+        SettingError: the value is not a positive (whole, with ``integer``) number; the message names
+            the variable and the value.
+    """
+    value = get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value) if integer else float(value)
+    except ValueError:
+        number = None
+    if number is None or not number > 0 or number != number or number == float("inf"):
+        from ddrsearch.errors import SettingError
+
+        kind = "a positive whole number" if integer else "a positive number"
+        raise SettingError(f"{name}={value!r} must be {kind} (or unset {name} for {default}).")
+    return number
 
 
 def project_root() -> Path | None:

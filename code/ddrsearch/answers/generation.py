@@ -48,6 +48,7 @@ __all__ = [
     "check_citations",
     "llm_config",
     "split_sentences",
+    "strip_controls",
 ]
 
 #: A citation: one or more row ids in square brackets, ``[D038-r08]`` or ``[D038-r08, D039-r02]``.
@@ -146,24 +147,100 @@ def chat(messages: list[dict], config: LLMConfig) -> str:
         raise GenerationError(f"LLM endpoint {where} answered, but not in the chat completions format.") from None
     if not isinstance(content, str):
         raise GenerationError(f"LLM endpoint {where} answered a non-text message.")
-    return content.strip()
+    return strip_controls(content).strip()  # model text is data: no escape sequence reaches a terminal or the check
+
+
+#: Terminal escape sequences (CSI, OSC, other two-character ESC, 8-bit CSI), C0 controls but tab and newline,
+#: DEL, C1 controls, and the bidirectional embedding/override/isolate characters that reorder shown text.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters, to check or print model text safely.
+
+    Removed: ESC sequences (``\\x1b[2K``, ``\\x1b]...\\x07``, ...), C0 controls except
+    tab and newline, DEL, C1 controls (U+0080-U+009F) and the bidirectional
+    override/isolate characters (U+202A-U+202E, U+2066-U+2069). A carriage
+    return becomes a newline (it would otherwise overwrite the line shown).
+
+    >>> strip_controls("ok [D041-r00].\\x1b[2K\\x1b[GAll clear")
+    'ok [D041-r00].All clear'
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+#: Spans whose full stops do not end a sentence: numbers (``12.25``, ``6,507.5``, ``1.2.3``, ``.5`` after a
+#: space or sign) and dotted abbreviations (``P.U.``, ``S.O.``, ``e.g.``, ``a.m.``: letters and dots, two dots or more).
+_NUMBER = r"\d+(?:\.\d+)+|(?<![^\s(<>=±~+\-/@#])\.\d+"
+_DOTTED = r"(?<![^\W_])(?:[^\W\d_]{1,4}\.){2,}"
+_PROTECTED = re.compile(f"{_NUMBER}|(?P<abbr>{_DOTTED})")
+#: After the end mark: closing quotes and brackets, and citations (``stuck. [D038-r08]`` keeps its citation).
+_TAIL = re.compile(r"(?:[\"'\u201d\u2019)]|\s*\[[^\]\n]*\])*")
+_ONLY_CITATIONS = re.compile(r"(?:\s*\[[^\]\n]*\])+\s*[.!?]?\s*")
+
+
+def _cuts(line: str) -> list[int]:
+    """Offsets in ``line`` after which a sentence ends (after its end mark, closing quotes and citations)."""
+    protected: dict[int, bool] = {}  # offset of a protected full stop -> may still end a sentence (an abbreviation's last)
+    for m in _PROTECTED.finditer(line):
+        for i in range(m.start(), m.end()):
+            if line[i] == ".":
+                protected[i] = False
+        if m.group("abbr"):
+            protected[m.end() - 1] = True
+    cuts, i = [], 0
+    while i < len(line):
+        if line[i] in ".!?":
+            j = i
+            while j < len(line) and line[j] in ".!?":
+                j += 1
+            last = j - 1
+            if last in protected and not (protected[last] and re.match(r"\s+[A-Z\"'(\u201c\u2018]", line[j:])):
+                i = j
+                continue
+            j = _TAIL.match(line, j).end()
+            cuts.append(j)
+            i = j
+        else:
+            i += 1
+    return cuts
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split an answer into sentences: after ``.``, ``!`` or ``?`` (and any closing citation) followed by space.
+    """Split an answer into sentences: at every newline and after every ``.``, ``!`` or ``?``, whatever follows.
 
-    A citation right after the full stop (``... stuck. [D038-r08]``) stays with
-    its sentence; decimals such as ``32.6`` are not split.
+    Control characters are removed first (:func:`strip_controls`). A full
+    stop inside a number (``12.25``, ``.5``) or a dotted abbreviation
+    (``P.U.``, ``S.O.``, ``e.g.``) does not end a sentence; the last stop of
+    an abbreviation does when a capital letter, quote or bracket follows
+    after a space. Closing quotes, brackets and citations right after the
+    end mark (``... stuck. [D038-r08]``) stay with their sentence, and a line
+    holding only citations belongs to the sentence before it. So ``... [D041-r00].
+    the BOP failed``, ``... [D041-r00]. 3 crew were injured`` and
+    ``... [D041-r00]\\nThe well blew out`` are two sentences each.
+
+    Args:
+        text: the answer.
+
+    Returns:
+        The sentences, stripped, in order (white space inside each collapsed to single spaces).
     """
-    text = " ".join(text.split())
-    if not text:
-        return []
-    parts = re.split(r"(?<=[.!?])((?:\s*\[[^\]]*\])*)\s+(?=[A-Z\"'(])", text)
     out: list[str] = []
-    for i in range(0, len(parts), 2):
-        s = parts[i] + (parts[i + 1] if i + 1 < len(parts) else "")
-        if s.strip():
-            out.append(s.strip())
+    for line in strip_controls(text).split("\n"):
+        line = " ".join(line.split())
+        if not line:
+            continue
+        if out and _ONLY_CITATIONS.fullmatch(line):
+            out[-1] = f"{out[-1]} {line}"
+            continue
+        start = 0
+        for cut in [*_cuts(line), len(line)]:
+            piece = line[start:cut].strip()
+            if piece:
+                out.append(piece)
+            start = cut
     return out
 
 
@@ -205,11 +282,13 @@ def check_citations(answer: str, allowed: Sequence[str]) -> CitationCheck:
         allowed: the row ids listed in the prompt.
 
     Returns:
-        A :class:`CitationCheck`. A sentence that is only "Not found in these
-        reports." needs no citation.
+        A :class:`CitationCheck` over :func:`split_sentences` of the answer
+        (control characters removed first). A sentence that is only "Not
+        found in these reports." needs no citation.
     """
     allowed_set = set(allowed)
     check = CitationCheck()
+    answer = strip_controls(answer)
     for sentence in split_sentences(answer):
         ids = [i for m in CITATION_RE.finditer(sentence) for i in _ID_RE.findall(m.group(1))]
         check.sentences.append((sentence, ids))

@@ -5,7 +5,11 @@
 ``ddrsearch index add PDF... [--corpus ... | --dir DIR | --index PATH]``
     Add new reports (a new day's report) to that index.
 ``ddrsearch index status [...]``
-    Say what the index holds and whether it is current.
+    Say what the index holds (the stored passages and vectors checked against
+    the header) and whether it is current.
+
+Commands that write an index take its lock (:func:`ddrsearch.stores.generations.index_lock`):
+a second writer waits, saying so, instead of replacing the first one's work.
 
 """
 
@@ -140,6 +144,11 @@ def _cmd_status(args) -> int:
     print(f"  pipeline: {h['settings']['description']}")
     print(f"  model SHA-256: {h['model'].get('sha256') or h['model']['key']}")
     paths, _, rebuild = _source_paths(args)
+    problems = gen.problems()  # the stored passages and vectors, not just the header
+    if problems:
+        print("  DAMAGED: " + "; ".join(problems) + f".\n  Rebuild it with: {rebuild}"
+              + (f" --index {args.index}" if getattr(args, "index", None) else ""))
+        return 1
     reasons = stale_reasons(gen, corpus=paths, model_key=resolve_model().key)
     if reasons:
         print("  OUT OF DATE: " + "; ".join(reasons) + f".\n  Update it with: {rebuild} "

@@ -53,7 +53,7 @@ from ddrsearch.retrieval.lexical import BM25Retriever
 from ddrsearch.retrieval.passages import Hit
 from ddrsearch.retrieval.pipeline import DEFAULT_PIPELINE, METHODS, build_retriever
 from ddrsearch.retrieval.structured import StructuredIndex
-from ddrsearch.stores.generations import Generation, current_generation, damaged, write_generation
+from ddrsearch.stores.generations import Generation, current_generation, damaged, index_lock, write_generation
 from ddrsearch.text.glossary import glossary_path
 
 __all__ = ["AddResult", "IndexCheck", "SearchIndex", "add_reports", "build_index", "check_index", "code_fingerprint",
@@ -213,11 +213,12 @@ class AddResult:
         return "; ".join(parts) + f" ({self.seconds:.1f} s)"
 
 
-def _write(index_dir, entries: list[dict], passages, vectors, bm25, header_extra: dict) -> Generation:
+def _write(index_dir, entries: list[dict], passages, vectors, bm25, header_extra: dict, *,
+           parent: str | None = None) -> Generation:
     header = {"ddrsearch_version": __version__, **header_extra, "reports": entries,
               "n_passages": len(passages), "dim": int(vectors.shape[1]),
               "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
-    return write_generation(index_dir, header, passages, vectors, bm25)
+    return write_generation(index_dir, header, passages, vectors, bm25, parent=parent)
 
 
 def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = None,
@@ -310,36 +311,18 @@ def stale_reasons(generation: Generation, *, corpus=None, model_key: str | None 
     return reasons
 
 
-def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | None = None) -> AddResult:
-    """Add new report PDFs to an index: parse, chunk and embed only them; re-index BM25 over all passages.
-
-    A file already indexed with the same name and bytes is left alone (listed
-    as unchanged); one with an indexed name but other bytes replaces the
-    indexed version. The result equals :func:`build_index` over the same
-    reports (same passages in the same order, same vectors, same BM25).
+def _plan(paths: list[Path], digests: dict[Path, str], generation: Generation) -> tuple[AddResult, dict[str, Path]]:
+    """Sort the given files against an index: unchanged, added or replaced, and the files to index by digest.
 
     Raises:
-        SearchIndexError: no index at ``index_dir``.
-        StaleIndexError: the index was built with another model or pipeline
-            code (adding would mix two pipelines); rebuild it.
-        DuplicateReportError: a file has the bytes of an indexed report under
-            another name, or two given files are identical (names both).
-        EmptyCorpusError: a new report has no searchable text.
+        DuplicateReportError: a file has the bytes of an indexed report under another name, or two
+            given files are identical.
     """
-    t0 = time.perf_counter()
-    generation = current_generation(index_dir)
-    if generation is None:
-        raise SearchIndexError(f"No index at {index_dir}; build one first with: ddrsearch index build")
-    embedder = embedder or Embedder()
-    reasons = _settings_reasons(generation.header, embedder.source.key)
-    if reasons:
-        raise StaleIndexError(f"Cannot add to the index {index_dir}: {'; '.join(reasons)}. Rebuild it with: "
-                              "ddrsearch index build", reasons)
     indexed = {r["file_name"]: r for r in generation.header["reports"]}
     by_digest = {r["sha256"]: r["file_name"] for r in indexed.values()}
-    result, todo, batch = AddResult(), [], {}
-    for path in map(Path, paths):
-        digest = sha256_file(path)
+    result, batch = AddResult(), {}
+    for path in paths:
+        digest = digests[path]
         if digest in batch and batch[digest].name != path.name:
             raise DuplicateReportError(f"{path.name} and {batch[digest].name} are the same file (identical bytes); "
                                        "add only one of them.", batch[digest].name, path.name)
@@ -352,15 +335,92 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
                 "the same report under another name. Not added.", by_digest[digest], path.name)
         if digest not in batch:
             batch[digest] = path
-            todo.append(path)
             if path.name in indexed:
                 result.replaced.append(path.name)
             else:
                 result.added.append(path.name)
-    if not todo:
-        result.generation, result.seconds = generation, time.perf_counter() - t0
-        return result
-    new = _pipeline(read_reports(todo), embedder)
+    return result, batch
+
+
+@dataclass
+class _Prepared:
+    """New reports parsed, chunked and embedded (outside the lock): per file name its report, passages and vectors."""
+
+    reports: dict[str, Report]
+    rows: dict[str, tuple[list, np.ndarray]]
+    pipeline: HybridRetriever
+
+
+def _prepare(todo: list[Path], embedder: Embedder) -> _Prepared:
+    reports = read_reports(todo)
+    new = _pipeline(reports, embedder)
+    rows = {}
+    for r in reports:
+        idx = [i for i, p in enumerate(new.passages) if p.report == r.file_name]
+        rows[r.file_name] = ([new.passages[i] for i in idx], new.dense.matrix[idx])
+    return _Prepared({r.file_name: r for r in reports}, rows, new)
+
+
+def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | None = None) -> AddResult:
+    """Add new report PDFs to an index: parse, chunk and embed only them; re-index BM25 over all passages.
+
+    A file already indexed with the same name and bytes is left alone (listed
+    as unchanged); one with an indexed name but other bytes replaces the
+    indexed version. The result equals :func:`build_index` over the same
+    reports (same passages in the same order, same vectors, same BM25).
+
+    The new reports are parsed and embedded first; then the index lock is
+    taken (:func:`ddrsearch.stores.generations.index_lock`), ``CURRENT`` is
+    read again and the new generation is built on the one current then, so
+    two ``index add`` of different reports at the same time both land.
+
+    Raises:
+        SearchIndexError: no index at ``index_dir``; the lock stays held by another writer; the disk is full.
+        StaleIndexError: the index was built with another model or pipeline
+            code (adding would mix two pipelines); rebuild it.
+        DuplicateReportError: a file has the bytes of an indexed report under
+            another name, or two given files are identical (names both).
+        EmptyCorpusError: a new report has no searchable text.
+    """
+    t0 = time.perf_counter()
+    paths = [Path(p) for p in paths]
+    generation = current_generation(index_dir)
+    if generation is None:
+        raise SearchIndexError(f"No index at {index_dir}; build one first with: ddrsearch index build")
+    embedder = embedder or Embedder()
+    _refuse_stale(generation, index_dir, embedder)
+    digests = {path: sha256_file(path) for path in paths}
+    result, batch = _plan(paths, digests, generation)
+    prepared = _prepare(list(batch.values()), embedder) if batch else None
+    with index_lock(index_dir):
+        fresh = current_generation(index_dir)  # another writer may have changed the index meanwhile
+        if fresh is None:
+            raise SearchIndexError(f"The index at {index_dir} was removed while reports were being added; "
+                                   "build one with: ddrsearch index build")
+        if fresh.folder != generation.folder:
+            _refuse_stale(fresh, index_dir, embedder)
+            result, batch = _plan(paths, digests, fresh)
+            if prepared is None or any(p.name not in prepared.rows for p in batch.values()):
+                prepared = _prepare(list(batch.values()), embedder) if batch else None
+        if not batch:
+            result.generation, result.seconds = fresh, time.perf_counter() - t0
+            return result
+        result.generation = _merge(index_dir, fresh, result, batch, prepared, embedder)
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _refuse_stale(generation: Generation, index_dir, embedder: Embedder) -> None:
+    reasons = _settings_reasons(generation.header, embedder.source.key)
+    if reasons:
+        raise StaleIndexError(f"Cannot add to the index {index_dir}: {'; '.join(reasons)}. Rebuild it with: "
+                              "ddrsearch index build", reasons)
+
+
+def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str, Path], prepared: _Prepared,
+           embedder: Embedder) -> Generation:
+    """Write the generation ``generation`` plus the prepared reports of ``batch`` (with the index lock held)."""
+    todo = {p.name for p in batch.values()}
     digests = {p.name: d for d, p in batch.items()}
     rows: dict[str, tuple[list, np.ndarray]] = {}
     old_passages, old_vectors = generation.passages(), generation.vectors()
@@ -369,33 +429,33 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
         idx = [i for i, p in enumerate(old_passages) if p.report == name]
         rows[name] = ([old_passages[i] for i in idx], old_vectors[idx])
     indexed_texts = {tuple(p.text for p in rows[name][0]): name for name in rows}
-    for r in new.reports.values():  # a re-saved copy of an indexed report: other bytes, the same passages
-        same = indexed_texts.get(tuple(p.text for p in new.passages if p.report == r.file_name))
+    new_reports = [r for name, r in prepared.reports.items() if name in todo]
+    for r in new_reports:  # a re-saved copy of an indexed report: other bytes, the same passages
+        same = indexed_texts.get(tuple(p.text for p in prepared.rows[r.file_name][0]))
         if same is not None:
             raise DuplicateReportError(f"{r.path} holds the same report as {same}, already in the index (identical "
                                        "text, other bytes: a re-saved copy). Not added.", same, r.file_name)
     entries = {e["file_name"]: e for e in keep}
-    for r in new.reports.values():
-        idx = [i for i, p in enumerate(new.passages) if p.report == r.file_name]
-        rows[r.file_name] = ([new.passages[i] for i in idx], new.dense.matrix[idx])
-        entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(idx)), "origin": "add"}
-        result.passages += len(idx)
+    result.passages = 0
+    for r in new_reports:
+        rows[r.file_name] = prepared.rows[r.file_name]
+        entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(rows[r.file_name][0])), "origin": "add"}
+        result.passages += len(rows[r.file_name][0])
     order = [s.file_name for s in sort_reports(
         SimpleNamespace(report_number=e["report_number"], phase=e["phase"], file_name=e["file_name"])
         for e in entries.values())]
     passages = [p for name in order for p in rows[name][0]]
     vectors = np.concatenate([rows[name][1] for name in order]).astype(np.float32, copy=False)
+    new = prepared.pipeline
     new.bm25.index(passages)  # the pipeline's BM25 leg, re-indexed over every passage
     header = generation.header
     kept = [rec for rec in header.get("structured", []) if rec["report"] in {e["file_name"] for e in keep}]
-    structured = sorted(kept + StructuredIndex(list(new.reports.values())).to_records(),
+    structured = sorted(kept + StructuredIndex(new_reports).to_records(),
                         key=lambda rec: (rec["date"], rec["report"]))
-    result.generation = _write(index_dir, [entries[n] for n in order], passages, vectors, new.bm25,
-                               {"source": header.get("source", {}), "settings": _settings(new),
-                                "code": code_fingerprint(), "model": _model_record(embedder),
-                                "structured": structured})
-    result.seconds = time.perf_counter() - t0
-    return result
+    return _write(index_dir, [entries[n] for n in order], passages, vectors, new.bm25,
+                  {"source": header.get("source", {}), "settings": _settings(new),
+                   "code": code_fingerprint(), "model": _model_record(embedder),
+                   "structured": structured}, parent=generation.folder.name)
 
 
 @dataclass

@@ -15,7 +15,16 @@ generation beside the current one and only then replaces ``CURRENT``
 (a temporary file renamed over it with :func:`os.replace`, which is atomic
 on POSIX and Windows). A process killed at any moment leaves ``CURRENT``
 naming a complete generation: the previous index stays usable, and the
-half-written folder is removed by the next write. Every format here is
+half-written folder is removed by the next write.
+
+One writer at a time: every write takes an exclusive lock (:func:`index_lock`,
+``fcntl.flock`` on ``<index>/LOCK``, which holds the writer's PID). A second
+writer says ``waiting for <index>/LOCK (held by PID n)`` once on standard error
+and waits up to ``DDRSEARCH_INDEX_LOCK_TIMEOUT`` seconds (default 120). Under
+the lock ``CURRENT`` is read again, so a new generation always builds on the
+one current then; one whose parent is no longer current is refused. The
+kernel releases the lock of a killed process. A full disk while writing says
+so (with the bytes needed) and removes the half-written folder. Every format here is
 read without pickle (JSON, ``numpy.load(allow_pickle=False)``, bm25s's
 ``load`` with ``allow_pickle=False``).
 """
@@ -24,23 +33,38 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import os
 import secrets
 import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
+from ddrsearch import settings
 from ddrsearch.errors import SearchIndexError
 from ddrsearch.retrieval.passages import Passage
 
-__all__ = ["FORMAT", "Generation", "current_generation", "damaged", "read_passages", "write_generation"]
+__all__ = ["FORMAT", "LOCK_NAME", "Generation", "current_generation", "damaged", "index_lock", "read_passages",
+           "write_generation"]
 
 #: Version of the on-disk layout; a different number is refused on reading.
 FORMAT = 1
 
 _POINTER = "CURRENT"
+
+#: The lock file in the index folder (holds the PID of the writer that has the lock).
+LOCK_NAME = "LOCK"
+
+#: Default seconds a writer waits for the lock (``DDRSEARCH_INDEX_LOCK_TIMEOUT`` changes it).
+LOCK_TIMEOUT = 120.0
+
+_held = threading.local()  # the lock files this thread holds: a nested index_lock on the same index is a no-op
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +115,44 @@ class Generation:
     def size_bytes(self) -> int:
         """Bytes of every file of this generation."""
         return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
+
+    def problems(self) -> list[str]:
+        """What the stored files say that the header does not: counts of passages and vectors, the dimension.
+
+        Reads ``passages.json`` and the shape of ``vectors.npy`` (memory-mapped, not loaded) and
+        compares them with the header's ``n_passages``, ``dim`` and each report's ``passages``.
+
+        Returns:
+            One short sentence per disagreement or unreadable file (empty list: they agree).
+        """
+        h, out = self.header, []
+        try:
+            passages = self.passages()
+        except SearchIndexError as exc:
+            return [str(exc)]
+        try:
+            shape = self.vectors(mmap=True).shape
+        except SearchIndexError as exc:
+            return [str(exc)]
+        n = h.get("n_passages")
+        if len(passages) != n:
+            out.append(f"passages.json holds {len(passages)} passages, the header says {n}")
+        if shape[0] != len(passages):
+            out.append(f"vectors.npy holds {shape[0]} vectors for {len(passages)} passages")
+        if len(shape) != 2 or (h.get("dim") is not None and shape[1] != h["dim"]):
+            out.append(f"vectors.npy has shape {tuple(shape)}, the header says {h.get('dim')} dimensions")
+        counts: dict[str, int] = {}
+        for p in passages:
+            counts[p.report] = counts.get(p.report, 0) + 1
+        for r in h.get("reports", []):
+            if counts.get(r.get("file_name"), 0) != r.get("passages"):
+                out.append(f"{r.get('file_name')}: {counts.get(r.get('file_name'), 0)} passages stored, the header "
+                           f"says {r.get('passages')}")
+        listed = {r.get("file_name") for r in h.get("reports", [])}
+        strays = sorted(set(counts) - listed)
+        if strays:
+            out.append(f"passages of {len(strays)} report(s) the header does not list ({', '.join(strays[:3])})")
+        return out
 
 
 def damaged(index_dir: Path, path: Path, exc: object) -> SearchIndexError:
@@ -162,9 +224,128 @@ def _write_json(path: Path, obj) -> None:
         os.fsync(fh.fileno())
 
 
+def lock_timeout() -> float:
+    """Seconds a writer waits for the index lock: ``DDRSEARCH_INDEX_LOCK_TIMEOUT``, default 120.
+
+    Raises:
+        SettingError: the setting is not a positive number.
+    """
+    return settings.get_number("DDRSEARCH_INDEX_LOCK_TIMEOUT", LOCK_TIMEOUT)
+
+
+def _holder(lock: Path) -> str:
+    try:
+        text = lock.read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return "?"
+    return text if text.isdigit() else "?"
+
+
+@contextlib.contextmanager
+def index_lock(index_dir: str | os.PathLike, *, timeout: float | None = None,
+               say: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """Hold the index's write lock (exclusive ``fcntl.flock`` on ``<index_dir>/LOCK``) for the ``with`` block.
+
+    The folder is created if missing. While another process holds the lock,
+    one line ``waiting for <lock> (held by PID n)`` is said (``say``, default
+    standard error) and the lock is tried again every 0.1 s. Nested use on
+    the same index in one thread does not lock twice.
+
+    Args:
+        index_dir: the index folder.
+        timeout: seconds to wait (default :func:`lock_timeout`).
+        say: where the waiting line goes.
+
+    Yields:
+        The lock file's path.
+
+    Raises:
+        SearchIndexError: the lock is still held after ``timeout`` seconds (names
+            the holder's PID and the setting that waits longer), or the lock file
+            cannot be opened.
+    """
+    import fcntl  # POSIX; the index is written on Linux and macOS
+
+    index_dir = Path(index_dir)
+    index_dir.mkdir(parents=True, exist_ok=True)
+    lock = index_dir / LOCK_NAME
+    key = str(lock.resolve())
+    held = getattr(_held, "paths", None)
+    if held is None:
+        held = _held.paths = set()
+    if key in held:
+        yield lock
+        return
+    timeout = lock_timeout() if timeout is None else timeout
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise SearchIndexError(f"Cannot open the lock file {lock} of the index ({exc}); check that the folder "
+                               "is writable.") from None
+    try:
+        deadline, told = time.monotonic() + timeout, False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not told:
+                    (say or (lambda line: print(line, file=sys.stderr, flush=True)))(
+                        f"waiting for {lock} (held by PID {_holder(lock)})")
+                    told = True
+                if time.monotonic() >= deadline:
+                    raise SearchIndexError(
+                        f"The index {index_dir} is being written by another process (PID {_holder(lock)}, in {lock}); "
+                        f"waited {timeout:g} s. Try again when it has finished, or wait longer with "
+                        "DDRSEARCH_INDEX_LOCK_TIMEOUT=<seconds>.") from None
+                time.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        held.add(key)
+        try:
+            yield lock
+        finally:
+            held.discard(key)
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _bytes_needed(passages_json: bytes, vectors: np.ndarray, bm25, header: dict) -> int:
+    """Bytes a generation will take: the passages, the vectors, BM25's arrays and vocabulary, the header."""
+    scores = getattr(bm25, "scores", None)
+    arrays = sum(int(getattr(v, "nbytes", 0)) for v in scores.values()) if isinstance(scores, dict) else 0
+    vocab = getattr(bm25, "vocab_dict", None) or {}
+    vocab_bytes = len(json.dumps(vocab, ensure_ascii=False).encode("utf-8")) if isinstance(vocab, dict) else 0
+    return (len(passages_json) + int(vectors.nbytes) + 128 + arrays + vocab_bytes
+            + len(json.dumps(header, ensure_ascii=False, indent=1).encode("utf-8")) + 4096)
+
+
+def _no_space(index_dir: Path, needed: int) -> SearchIndexError:
+    try:
+        free = f", {shutil.disk_usage(index_dir).free} free"
+    except OSError:
+        free = ""
+    return SearchIndexError(f"no space left on {index_dir} ({needed} bytes needed{free}); free some space or give "
+                            "another folder with --index. The current index is unchanged.")
+
+
+def _disk_full(exc: OSError, index_dir: Path, needed: int) -> bool:
+    """An error that means the disk filled up: ENOSPC/EDQUOT, or a short write (numpy's "N requested and M written")."""
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return True
+    if exc.errno is None and "requested and" in str(exc):
+        try:
+            return shutil.disk_usage(index_dir).free < needed
+        except OSError:
+            return False
+    return False
+
+
 def write_generation(index_dir: str | os.PathLike, header: dict, passages: list[Passage], vectors: np.ndarray,
-                     bm25) -> Generation:
-    """Write a complete new generation beside the current one, then make it current.
+                     bm25, *, parent: str | None = None) -> Generation:
+    """Write a complete new generation beside the current one, then make it current, holding the index lock.
 
     Args:
         index_dir: the index folder (created if missing).
@@ -172,44 +353,90 @@ def write_generation(index_dir: str | os.PathLike, header: dict, passages: list[
         passages: the passages, in index order.
         vectors: float32 array ``(len(passages), dim)``.
         bm25: a ``bm25s.BM25`` indexed over the same passages in the same order.
+        parent: the folder name of the generation this one was built on
+            (``None``: it replaces whatever is current, as a full build does).
 
     Returns:
         The new :class:`Generation`.
 
     Raises:
-        SearchIndexError: the numbers of passages and vectors differ.
-        OSError: the folder cannot be written (the current index is untouched).
+        SearchIndexError: the numbers of passages and vectors differ; ``parent``
+            is no longer current once the lock is held (another writer changed
+            the index: build on the new current one); the lock stays held by
+            another process (:func:`index_lock`); the disk is full ("no space
+            left on <folder> (N bytes needed)"; the half-written generation is
+            removed).
+        OSError: the folder cannot be written (the current index is untouched,
+            the half-written generation removed).
     """
     index_dir = Path(index_dir)
     if len(passages) != len(vectors):
         raise SearchIndexError(f"{len(passages)} passages but {len(vectors)} vectors: refusing to write the index")
-    index_dir.mkdir(parents=True, exist_ok=True)
-    previous = current_generation(index_dir) if (index_dir / _POINTER).exists() else None
-    number = (previous.header.get("generation", 0) if previous else 0) + 1
-    name = f"gen-{number:06d}-{secrets.token_hex(3)}"
-    folder = index_dir / name
-    folder.mkdir()
-    header = {**header, "format": FORMAT, "generation": number}
-    _write_json(folder / "passages.json", [_passage_record(p) for p in passages])
+    with index_lock(index_dir):
+        previous = current_generation(index_dir) if (index_dir / _POINTER).exists() else None
+        if parent is not None and (previous is None or previous.folder.name != parent):
+            raise SearchIndexError(
+                f"The index {index_dir} changed while this generation was prepared (it was built on {parent}, "
+                f"{previous.folder.name if previous else 'no generation'} is current now); not written. "
+                "Run the command again.")
+        number = (previous.header.get("generation", 0) if previous else 0) + 1
+        name = f"gen-{number:06d}-{secrets.token_hex(3)}"
+        folder = index_dir / name
+        header = {**header, "format": FORMAT, "generation": number}
+        passages_json = json.dumps([_passage_record(p) for p in passages], ensure_ascii=False).encode("utf-8")
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        needed = _bytes_needed(passages_json, vectors, bm25, header)
+        try:
+            if shutil.disk_usage(index_dir).free < needed:
+                raise _no_space(index_dir, needed)
+        except OSError:
+            pass  # no free-space figure here: the writes below say it if the disk fills
+        folder.mkdir()
+        try:
+            _write_generation_files(folder, header, passages_json, vectors, bm25)
+        except BaseException as exc:
+            shutil.rmtree(folder, ignore_errors=True)
+            if isinstance(exc, OSError) and _disk_full(exc, index_dir, needed):
+                raise _no_space(index_dir, needed) from None
+            raise
+        tmp = index_dir / f".{_POINTER}.{name}.tmp"
+        try:
+            tmp.write_text(name + "\n", encoding="utf-8")
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            shutil.rmtree(folder, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            if _disk_full(exc, index_dir, needed):
+                raise _no_space(index_dir, needed) from None
+            raise
+        os.replace(tmp, index_dir / _POINTER)  # the switch: atomic
+        _fsync_dir(index_dir)
+        _remove_old(index_dir, keep={name, previous.folder.name if previous else name})
+        return Generation(folder, header)
+
+
+def _write_generation_files(folder: Path, header: dict, passages_json: bytes, vectors: np.ndarray, bm25) -> None:
+    """The files of one generation, each flushed to disk; ``header.json`` last (a folder with a header is complete)."""
+    with open(folder / "passages.json", "wb") as fh:
+        fh.write(passages_json)
+        fh.flush()
+        os.fsync(fh.fileno())
     with open(folder / "vectors.npy", "wb") as fh:
-        np.save(fh, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
+        np.save(fh, vectors, allow_pickle=False)
         fh.flush()
         os.fsync(fh.fileno())
     bm25.save(folder / "bm25", allow_pickle=False, show_progress=False)
-    _write_json(folder / "header.json", header)  # last: a folder with a header is complete
+    _write_json(folder / "header.json", header)
     _fsync_dir(folder)
-    tmp = index_dir / f".{_POINTER}.{name}.tmp"
-    tmp.write_text(name + "\n", encoding="utf-8")
-    with open(tmp, "rb+") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, index_dir / _POINTER)  # the switch: atomic
-    _fsync_dir(index_dir)
-    _remove_old(index_dir, keep={name, previous.folder.name if previous else name})
-    return Generation(folder, header)
 
 
 def _remove_old(index_dir: Path, keep: set[str]) -> None:
-    """Remove generations other than ``keep`` (the new one and the one before) and leftover temporary files."""
+    """Remove generations other than ``keep`` (the new one and the one before) and leftover temporary files.
+
+    Called with the index lock held, so no other writer's folder is half-written at that moment.
+    """
     for entry in index_dir.iterdir():
         if entry.name in keep:
             continue
