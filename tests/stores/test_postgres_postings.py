@@ -20,8 +20,8 @@ import pytest
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'ddrsearch[postgres]')")
 
-from ddrsearch.evaluation.questionfiles import load_questions  # noqa: E402
-from ddrsearch.stores.postgres import EmbeddedServer, EmbeddedServerError, PostgresRetriever  # noqa: E402
+from ddrsearch.evaluation.questionfiles import load_questions
+from ddrsearch.stores.postgres import EmbeddedServer, EmbeddedServerError, PostgresRetriever
 
 SHIPPED_SETS = ("starter", "archive", "fresh", "fresh2")
 
