@@ -238,6 +238,18 @@ class AdapterIntegrityError(ModelIntegrityError):
     """
 
 
+class OnnxExportError(DDRSearchError, RuntimeError):
+    """The embedding model cannot be exported to ONNX, or its export cannot be loaded or gives other vectors.
+
+    The message names the model or export folder and what to do (install ``onnx``, delete
+    the folder, or set ``DDRSEARCH_QUERY_ENCODER=torch``).
+    """
+
+
+class QueryEncoderWarning(UserWarning):
+    """Questions are embedded with sentence-transformers (PyTorch) because the ONNX path cannot be used."""
+
+
 class CacheWarning(UserWarning):
     """A cache entry was unreadable or malformed and has been recomputed (a warning, not an error)."""
 

@@ -52,6 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
             "folder holding a sentence-transformers embedding model"),
     Setting("DDRSEARCH_CACHE_DIR", ".cache/embeddings in the project; ~/.cache/ddrsearch/embeddings elsewhere",
             "embedding cache, one .npy file per text"),
+    Setting("DDRSEARCH_QUERY_ENCODER", "onnx: questions embedded with onnxruntime from a one-time ONNX export",
+            "onnx or torch: how a question is embedded (torch = sentence-transformers, which imports PyTorch)"),
     Setting("DDRSEARCH_LLM_URL", "unset: answers are extractive only (quoted rows, no generated text)",
             "OpenAI-compatible chat endpoint (base URL ending before /chat/completions) for generated answers"),
     Setting("DDRSEARCH_LLM_MODEL", "default", "model name sent to the chat endpoint"),

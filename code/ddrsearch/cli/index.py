@@ -101,6 +101,11 @@ def _cmd_build(args) -> int:
     folder = _index_dir(args)
     t0 = time.perf_counter()
     gen = build_index(paths, folder, source=source)
+    # the question encoder a search uses (the ONNX export of the model): made now, while PyTorch is loaded,
+    # so that the first search does not import it (a QueryEncoderWarning says so if it cannot be made)
+    from ddrsearch.embedding.encoder import Embedder
+
+    Embedder().query_encoder()
     print(f"Indexed {len(gen.header['reports'])} reports, {gen.header['n_passages']} passages in "
           f"{time.perf_counter() - t0:.1f} s into {folder} ({gen.size_bytes() / 1e6:.1f} MB).")
     return 0

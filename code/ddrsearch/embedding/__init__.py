@@ -1,7 +1,8 @@
 """The embedding wing: which copy of the model (checked by SHA-256) and the vectors of texts and questions.
 
 Modules: ``model`` (resolving and loading all-MiniLM-L6-v2), ``encoder``
-(:class:`Embedder`: vectors and their cache). Imports the foundations only.
+(:class:`Embedder`: vectors and their cache), ``onnx_encoder`` (questions
+embedded without PyTorch, from a one-time ONNX export of the model). Imports the foundations only.
 """
 
 from ddrsearch.imports import lazy_exports
@@ -12,6 +13,8 @@ _EXPORTS = {
     "OFFICIAL_SHA256": "model",
     "resolve_model": "model",
     "Embedder": "encoder",
+    "OnnxQueryEncoder": "onnx_encoder",
+    "ensure_onnx": "onnx_encoder",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -40,17 +40,21 @@ from ddrsearch.embedding.model import (  # noqa: F401  (re-exported: the names t
     load_source,
     resolve_model,
 )
-from ddrsearch.errors import CacheWarning
+from ddrsearch.errors import CacheWarning, OnnxExportError, QueryEncoderWarning, SettingError
 from ddrsearch.hashing import text_sha256
 
 if TYPE_CHECKING:  # heavy imports (torch, transformers) only when a model is loaded
     import pandas as pd
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["CACHE_DIR_ENV", "QUERY_THREADS", "CacheWarning", "Embedder", "count_word_pieces", "default_cache_dir", "query_threads", "truncation_report"]
+    from ddrsearch.embedding.onnx_encoder import OnnxQueryEncoder
+
+__all__ = ["CACHE_DIR_ENV", "QUERY_ENCODER_ENV", "QUERY_THREADS", "CacheWarning", "Embedder", "count_word_pieces", "default_cache_dir", "query_threads", "truncation_report"]
 
 #: Environment variable naming the embedding cache folder.
 CACHE_DIR_ENV = "DDRSEARCH_CACHE_DIR"
+#: Environment variable choosing how a question is embedded: ``onnx`` (default) or ``torch``.
+QUERY_ENCODER_ENV = "DDRSEARCH_QUERY_ENCODER"
 
 
 def default_cache_dir() -> Path:
@@ -339,23 +343,73 @@ class Embedder:
         return np.asarray(vecs, dtype=np.float32)
 
     def encode_query(self, query: str) -> np.ndarray:
-        """One query's unit vector, shape ``(dim,)``, as :meth:`encode_uncached` gives it.
+        """One query's unit vector, shape ``(dim,)``: :meth:`encode_uncached`'s, within 1e-5 cosine.
 
-        Queries are not written to the disk cache (it would fill with one-off
-        questions); the last 256 are kept in memory, per embedder. One query
-        is embedded on :data:`QUERY_THREADS` PyTorch thread(s), whatever the
-        process uses for batches: so the command line, the app and the
-        chapters get the same vector, and fast.
+        The question is embedded without PyTorch when it can be
+        (:meth:`query_encoder`: the ONNX export of the same model, run with
+        onnxruntime on :data:`QUERY_THREADS` thread(s); the export is made once,
+        which imports PyTorch that one time); else with sentence-transformers on
+        :data:`QUERY_THREADS` PyTorch thread(s), whatever the process uses for
+        batches. Queries are not written to the disk cache (it would fill with
+        one-off questions); the last 256 are kept in memory, per embedder.
+
+        Raises:
+            TypeError: ``query`` is not a string.
+            QueryError: on the ONNX path, a query longer than
+                :data:`~ddrsearch.embedding.onnx_encoder.MAX_QUERY_CHARS` characters.
+            SettingError: ``DDRSEARCH_QUERY_ENCODER`` is neither ``onnx`` nor ``torch``.
         """
+        if not isinstance(query, str):
+            raise TypeError(f"query is {type(query).__name__}, expected str")
         cache = self.__dict__.setdefault("_query_cache", {})
         vec = cache.get(query)
         if vec is None:
-            with query_threads():
-                vec = self.encode_uncached([query])[0]
+            vec = self._query_vector(query)
             if len(cache) >= 256:
                 cache.pop(next(iter(cache)))
             cache[query] = vec
         return vec
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        onnx = self.query_encoder()
+        if onnx is not None:
+            return onnx.encode([query])[0]
+        with query_threads():
+            return self.encode_uncached([query])[0]
+
+    def query_encoder(self) -> OnnxQueryEncoder | None:
+        """The ONNX encoder of questions (:mod:`ddrsearch.embedding.onnx_encoder`), or ``None``.
+
+        ``None`` (questions then go through sentence-transformers) when
+        ``DDRSEARCH_QUERY_ENCODER=torch``, when the disk cache is disabled
+        (``cache_dir=False``: the export lives in it), for a subclass that
+        changes the vectors (:meth:`_embed` or :meth:`encode_uncached`
+        overridden, such as the adapted embedder), and when the export cannot be made or loaded: then with one
+        :class:`~ddrsearch.errors.QueryEncoderWarning` per embedder saying why.
+        A missing or stale export is made here (PyTorch is imported that once).
+        Decided once per embedder.
+
+        Raises:
+            SettingError: ``DDRSEARCH_QUERY_ENCODER`` is neither ``onnx`` nor ``torch``.
+        """
+        if "_onnx" in self.__dict__:
+            return self.__dict__["_onnx"]
+        choice = (settings.get(QUERY_ENCODER_ENV) or "onnx").lower()
+        if choice not in ("onnx", "torch"):
+            raise SettingError(f"{QUERY_ENCODER_ENV}={choice!r}: expected 'onnx' (the default) or 'torch'.")
+        encoder = None
+        # the model's own vectors: neither method that makes them is replaced by a subclass
+        own_vectors = all(getattr(type(self), name) is vars(Embedder)[name] for name in ("_embed", "encode_uncached"))
+        if choice == "onnx" and own_vectors and self.cache_dir is not None:
+            from ddrsearch.embedding.onnx_encoder import ensure_onnx
+
+            try:
+                encoder = ensure_onnx(self.source, self.cache_dir, model=self._model)
+            except (OnnxExportError, ImportError, OSError) as exc:
+                warnings.warn(f"Questions are embedded with sentence-transformers (PyTorch), not ONNX: {exc}",
+                              QueryEncoderWarning, stacklevel=3)
+        self.__dict__["_onnx"] = encoder
+        return encoder
 
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         """Number of word pieces the model's tokenizer makes of each text.

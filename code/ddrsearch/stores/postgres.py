@@ -17,14 +17,19 @@ PostgreSQL tables, so the archive can grow past what fits in memory.
   configuration (lowercase, no stemming, no stop words) gives for text that
   is already tokenised, without its re-parsing (``to_tsvector('simple', ...)``
   would cut the clock time ``13:30`` into ``13`` and ``30``), so the
-  package's tokenisation decisions carry over as they are. A GIN index
-  finds the passages holding a query term (``tsv @@ tsquery``); they are
-  ranked by BM25 written in SQL, the Lucene form bm25s uses
-  (:class:`~ddrsearch.retrieval.base.BM25Retriever`), from the term frequencies
-  in the ``tsvector`` and a table of document frequencies kept in step with
-  the passages; or, with ``lexical="ts_rank_cd"``, by PostgreSQL's cover
-  density ranking (Clarke, Cormack and Tudhope, "Relevance ranking for one
-  to three term queries", 2000), which knows no IDF.
+  package's tokenisation decisions carry over as they are. BM25 (the Lucene
+  form bm25s uses, :class:`~ddrsearch.retrieval.lexical.BM25Retriever`) is
+  computed from a postings table (term, passage, report, tf, passage length)
+  with a b-tree index on the term, so a query reads only the postings of its
+  own terms (an inverted index; Manning, Raghavan and Schütze, *Introduction
+  to Information Retrieval*, 2008, ch. 1-2), and a table of document
+  frequencies, both kept in step with the passages. The term frequency is the
+  exact count of the token in the passage (as in memory; a ``tsvector``
+  keeps at most 256 positions of a lexeme). With ``lexical="ts_rank_cd"``,
+  a GIN index on the ``tsvector`` finds the passages holding a query term
+  (``tsv @@ tsquery``) and PostgreSQL's cover density ranking orders them
+  (Clarke, Cormack and Tudhope, "Relevance ranking for one to three term
+  queries", 2000), which knows no IDF.
 * **Dense leg.** all-MiniLM-L6-v2 vectors (the shared embedding cache) in a
   pgvector ``vector(384)`` column, ranked by inner product ``<#>`` (the
   vectors are unit length, so it is the cosine): exact (a scan) or with an
@@ -105,8 +110,9 @@ __all__ = [
     "well_of",
 ]
 
-#: Version of the table layout; tables written by another version are refused.
-SCHEMA_VERSION = 1
+#: Version of the table layout; tables written by another version are refused
+#: (2: the postings table of BM25).
+SCHEMA_VERSION = 2
 #: Length of the embedding vectors (all-MiniLM-L6-v2).
 EMBEDDING_DIM = 384
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -145,7 +151,7 @@ def _tables(collection: str) -> dict[str, str]:
     if not isinstance(collection, str) or not _NAME_RE.match(collection):
         raise ValueError(f"collection must be lowercase letters, digits and _ (a letter first, at most 40), "
                          f"not {collection!r}")
-    return {k: f"ddr_{collection}_{k}" for k in ("passages", "terms", "stats")}
+    return {k: f"ddr_{collection}_{k}" for k in ("passages", "terms", "stats", "postings")}
 
 
 def _schema_sql(t: dict[str, str]) -> list[str]:
@@ -160,6 +166,11 @@ def _schema_sql(t: dict[str, str]) -> list[str]:
         # add() checks that passage ids are new, under the stats row lock
         f"CREATE INDEX ON {t['passages']} (passage_id)",
         f"CREATE TABLE {t['terms']} (term text PRIMARY KEY, df bigint NOT NULL)",
+        # one row per (term, passage): what BM25 needs of a passage, so a query reads only its terms' rows;
+        # the index carries the other columns, so that an index-only scan answers
+        f"CREATE TABLE {t['postings']} (term text NOT NULL, passage_id text NOT NULL, report text NOT NULL, "
+        f"tf int NOT NULL, dl int NOT NULL)",
+        f"CREATE INDEX ON {t['postings']} (term) INCLUDE (passage_id, report, tf, dl)",
         f"CREATE TABLE {t['stats']} (one bool PRIMARY KEY DEFAULT true CHECK (one), n bigint NOT NULL, "
         f"total_tokens bigint NOT NULL)",
         f"INSERT INTO {t['stats']} VALUES (true, 0, 0)",
@@ -224,15 +235,12 @@ WITH st AS (SELECT n::float8 AS n, total_tokens::float8 / greatest(n, 1) AS avgd
 q AS (SELECT t.term, ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf, count(*) AS mult
       FROM unnest(%(terms)s::text[]) AS u(term) JOIN {terms} t USING (term) CROSS JOIN st
       GROUP BY t.term, t.df, st.n)
-SELECT p.passage_id, p.report,
-       sum(q.mult * q.idf * cardinality(l.positions)
-           / (cardinality(l.positions) + %(k1)s * (1 - %(b)s + %(b)s * p.n_tokens / st.avgdl))) AS score
-FROM {passages} p CROSS JOIN st
-CROSS JOIN LATERAL unnest(ts_filter(setweight(p.tsv, 'A', %(terms)s::text[]), '{{a}}')) AS l
-JOIN q ON q.term = l.lexeme
-WHERE p.tsv @@ %(tsq)s::tsquery {only}
-GROUP BY p.passage_id, p.report
-ORDER BY score DESC, p.report, p.passage_id LIMIT %(n)s"""
+SELECT o.passage_id, o.report,
+       sum(q.mult * q.idf * o.tf / (o.tf + %(k1)s * (1 - %(b)s + %(b)s * o.dl / st.avgdl))) AS score
+FROM q JOIN {postings} o ON o.term = q.term CROSS JOIN st
+WHERE true {only}
+GROUP BY o.passage_id, o.report
+ORDER BY score DESC, o.report, o.passage_id LIMIT %(n)s"""
 
 _TS_RANK_SQL = """
 SELECT passage_id, report, ts_rank_cd(tsv, %(tsq)s::tsquery)::float8 AS score FROM {passages}
@@ -365,7 +373,7 @@ class PostgresRetriever(Retriever):
         with conn.transaction():
             conn.execute(f"SELECT n FROM {t['stats']} FOR UPDATE")  # one writer at a time
             if replace:
-                for name in ("passages", "terms"):
+                for name in ("passages", "terms", "postings"):
                     conn.execute(f"DELETE FROM {t[name]}")
                 conn.execute(f"UPDATE {t['stats']} SET n = 0, total_tokens = 0")
             else:
@@ -381,6 +389,10 @@ class PostgresRetriever(Retriever):
                     copy.write_row((start + i, p.passage_id, well_of(p.report), p.report, p.text, p.context, p.page,
                                     p.row, p.start, p.end, p.kind, span[0], span[1], len(ts),
                                     tsvector_literal(ts), vec))
+            with conn.cursor().copy(f"COPY {t['postings']} (term, passage_id, report, tf, dl) FROM STDIN") as copy:
+                for p, ts in zip(passages, tokens):
+                    for term, tf in Counter(ts).items():
+                        copy.write_row((term, p.passage_id, p.report, tf, len(ts)))
             conn.execute(
                 f"INSERT INTO {t['terms']} SELECT * FROM unnest(%s::text[], %s::bigint[]) "
                 f"ON CONFLICT (term) DO UPDATE SET df = {t['terms']}.df + excluded.df",
@@ -388,6 +400,10 @@ class PostgresRetriever(Retriever):
             conn.execute(f"UPDATE {t['stats']} SET n = n + %s, total_tokens = total_tokens + %s",
                          (len(passages), sum(map(len, tokens))))
         conn.execute(f"ANALYZE {t['passages']}")
+        if conn.autocommit and conn.info.transaction_status.name == "IDLE":  # not inside a caller's transaction
+            conn.execute(f"VACUUM (ANALYZE) {t['postings']}")  # the visibility map, for index-only scans
+        else:
+            conn.execute(f"ANALYZE {t['postings']}")
 
     def create_hnsw(self, m: int = 16, ef_construction: int = 64) -> None:
         """Build pgvector's HNSW index on the vectors (inner product); ``m``, ``ef_construction`` as pgvector."""
@@ -420,10 +436,27 @@ class PostgresRetriever(Retriever):
 
     def _lexical(self, terms: list[str], n: int | None, only=None) -> list[tuple[str, str, float]]:
         """Lexical ``(passage id, report, score)``, best first; ``only``: score just these passage ids."""
+        column = "o.passage_id" if self.lexical == "bm25" else "passage_id"
         sql = (_BM25_SQL if self.lexical == "bm25" else _TS_RANK_SQL).format(
-            only="" if only is None else "AND passage_id = ANY(%(only)s)", **self.tables)
+            only="" if only is None else f"AND {column} = ANY(%(only)s)", **self.tables)
         return self.conn.execute(sql, {"terms": terms, "tsq": _tsquery_literal(terms), "k1": self.k1, "b": self.b,
                                        "n": n, "only": only}).fetchall()
+
+    def lexical_plan(self, query: str, n: int = 10) -> str:
+        """PostgreSQL's plan (``EXPLAIN``, not run) of the lexical leg's query for ``query``'s top ``n`` passages.
+
+        Returns:
+            The plan, one line per node, as ``EXPLAIN`` prints it.
+
+        Raises:
+            QueryError: ``query`` has no searchable words.
+        """
+        _check_query(query)
+        terms = self._terms(query)
+        sql = (_BM25_SQL if self.lexical == "bm25" else _TS_RANK_SQL).format(only="", **self.tables)
+        rows = self.conn.execute("EXPLAIN " + sql, {"terms": terms, "tsq": _tsquery_literal(terms), "k1": self.k1,
+                                                    "b": self.b, "n": int(n)}).fetchall()
+        return "\n".join(r[0] for r in rows)
 
     def _dense(self, vec: np.ndarray, n: int | None, only=None) -> list[tuple[str, str, float]]:
         """Dense ``(passage id, report, score)``, best first; ``only``: score just these passage ids (exactly)."""
