@@ -22,7 +22,6 @@ from ddrsearch.answers.answerer import (
     search_words,
     with_margins,
 )
-from ddrsearch.cli.command import main
 from ddrsearch.evaluation.questionfiles import load_questions
 
 
@@ -159,6 +158,7 @@ def _typed_only_answerer(reports):
 
 @pytest.mark.data
 def test_extreme_note_names_every_report_holding_a_tied_value(archive):
+    """The highest-value note named only the first three reports holding a tied value; it names every one."""
     # PUMPS PSI is 4,250 in D059-D065 (seven reports; D065's PDF prints "4250"), but StructuredIndex._extreme
     # scores only ordered[:3], so the note says "4,250 psi, in D059 (2020-12-17), D060 (...), D061 (...)" and
     # silently drops D062, D063, D064, D065. Same for "lowest torque" (3,200 in D022, D029, D039 and D040).
@@ -170,6 +170,7 @@ def test_extreme_note_names_every_report_holding_a_tied_value(archive):
 
 @pytest.mark.data
 def test_extreme_lowest_torque_names_all_four_ties(archive):
+    """The lowest-torque note names all four reports tied at 3,200."""
     note = _typed_only_answerer(archive).extreme_answer("what was the lowest torque?")
     assert "D040" in note, note  # D040's BHA prints TORQUE: 3,200 like D022, D029, D039
 
@@ -177,6 +178,7 @@ def test_extreme_lowest_torque_names_all_four_ties(archive):
 @pytest.mark.data
 @pytest.mark.parametrize("question", ["what was the biggest pressure drop?", "what were the best mud properties?"])
 def test_extreme_rop_is_not_read_from_drop_or_properties(archive, question):
+    """The pattern "rop" matched "drop" and "properties", answering a pressure or mud question with bit ROP."""
     # _EXTREMES' pattern "rop" has no word boundary: "drop" and "properties" hold it, so the note answers
     # "the highest in these reports is 181 ft/hr, in D013, D014, D015" (bit ROP) to a pressure/mud question.
     note = _typed_only_answerer(archive).extreme_answer(question)
@@ -187,6 +189,7 @@ def test_extreme_rop_is_not_read_from_drop_or_properties(archive, question):
 @pytest.mark.parametrize("question", ["what was the most recent mud weight?",
                                       "did the mud weight reach at least 9.2 ppg?"])
 def test_extreme_is_not_read_from_most_recent_or_at_least(archive, question):
+    """"most recent" and "at least" were read as asking for the highest or lowest value; they ask no extreme."""
     # "most recent" -> "the highest in these reports is 9.3 ppg, in D033 (2020-11-21)" (the latest is 9.0 in
     # D076); "at least 9.2 ppg" -> "the lowest in these reports is 8.5 ppg, in D011". Neither asks an extreme.
     note = _typed_only_answerer(archive).extreme_answer(question)
@@ -195,6 +198,7 @@ def test_extreme_is_not_read_from_most_recent_or_at_least(archive, question):
 
 @pytest.mark.data
 def test_extreme_note_does_not_ignore_a_month_in_the_question(archive):
+    """The highest-value note ignored a month in the question (a November report for December)."""
     # "highest mud weight in December" -> "the highest in these reports is 9.3 ppg, in D033 (2020-11-21)":
     # a November report for a December question (December's highest is 9.2 ppg, D066, 2020-12-24).
     note = _typed_only_answerer(archive).extreme_answer("what was the highest mud weight in December?")
@@ -203,6 +207,7 @@ def test_extreme_note_does_not_ignore_a_month_in_the_question(archive):
 
 @pytest.mark.data
 def test_extreme_hole_size_written_with_a_hyphen(archive):
+    """A hole size written with a hyphen (12-1/4) was read as another size and the note lost; it equals 12 1/4."""
     # "12 1/4 hole" gives "the lowest in these reports (12.25 in hole) is 10.4 ft/hr, in D022"; the rig's own
     # spelling "12-1/4" (and "8.75 in hole") is read as a 4 in (75 in) hole, so no note at all: silently lost.
     a = _typed_only_answerer(archive)
@@ -213,6 +218,8 @@ def test_extreme_hole_size_written_with_a_hyphen(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_depth_note_does_not_pin_the_day_after_a_gap_in_the_sample(sample):
+    """After a gap in the sample the depth note named the next report as the day passed; it says the day is not known.
+    """
     # ddrsearch ask "which day did we pass 1,000 ft?" (default sample): "D019, 2020-11-07, MD 4,552 ft; its rows
     # printing the depth are quoted" and 5 rows from 3,984'-4,552' are quoted. The sample's report before D019 is
     # D003 (2020-10-22, no MD), 16 days older; the archive shows 1,000 ft was passed on 2020-10-31 (D012, MD 1,629).
@@ -227,6 +234,7 @@ def test_depth_note_does_not_pin_the_day_after_a_gap_in_the_sample(sample):
 @pytest.mark.data
 @pytest.mark.model
 def test_depth_note_after_a_report_without_md(by_name):
+    """After a report without an MD the depth note named the later report; it says between the reports that have one."""
     # ask --dir with D012 (2020-10-31, MD 1,629), D023 (2020-11-11, MD blank), D024 (2020-11-12, MD 5,113):
     # "which day did we pass 3,000 ft?" -> "D024, 2020-11-12, MD 5,113 ft" with 2 rows quoted. The archive has
     # 3,000 ft passed on 2020-11-06 (D018); these reports only say between D012 and D024.
@@ -241,6 +249,9 @@ def test_depth_note_after_a_report_without_md(by_name):
 @pytest.mark.data
 @pytest.mark.model
 def test_depth_note_with_one_report_only(by_name):
+    """With one report only the depth note named it as the day a shallower depth was passed; it says the day is not
+    known.
+    """
     # ask --dir FOLDER (D038 alone): "which day did we pass 1,000 ft?" -> "D038, 2020-11-26, MD 6,507 ft" and 5
     # rows quoted; nothing says when 1,000 ft was passed (2020-10-31). Same with D043-D046 (MD 7,390 every day,
     # no footage): "pass 7,000 ft" -> "D043, 2020-12-01", a day that drilled nothing.
@@ -250,19 +261,12 @@ def test_depth_note_with_one_report_only(by_name):
     assert rows == [] and ("not known" in note or "before" in note), note
 
 
-@pytest.mark.parametrize("command", [["ask", "--dir"], ["search", "--method", "bm25", "--dir"], ["manifest"]])
-def test_missing_own_folder_is_not_told_to_fetch(command, capsys):
-    # ddrsearch ask --dir /tmp/nonexist "mud" -> "Report folder /tmp/nonexist does not exist. Fetch the reports
-    # with: ddrsearch fetch (or: make data)": fetching the FORGE archive does not create the user's folder.
-    argv = command + ["/tmp/adv2_no_such_folder"] + (["mud"] if command[0] != "manifest" else [])
-    assert main(argv) == 1
-    err = capsys.readouterr().err
-    assert "ddrsearch fetch" not in err, err
-
-
 @pytest.mark.data
 @pytest.mark.model
 def test_a_row_drilling_across_the_depth_shows_the_day_after_a_gap(sample):
+    """After a gap in the sample the depth was "not known" although D048's first row drills across it; that row shows
+    the day.
+    """
     # ask "which day did we pass 8,000 ft?" on the sample: "passed between D039 and D048 ... the day is not known",
     # then "Not found", although D048's first row drills "from 7,990' to 8,024'": across 8,000 ft that day
     from ddrsearch.answers.answerer import Answerer
@@ -280,6 +284,9 @@ def test_a_row_drilling_across_the_depth_shows_the_day_after_a_gap(sample):
 
 @pytest.mark.data
 def test_only_a_drilled_interval_across_the_depth_shows_the_day(sample, by_name):
+    """Trips and wireline runs to a depth were taken as the day it was passed; only a drilled interval across it
+    counts.
+    """
     # before: "pass 5,700 ft" (sample) answered D036 from a wireline "Run in hole to 5,750'" row;
     # a folder of D039 and D050 answered "pass 8,024 ft" with D050's "Trip in hole to 8,024'"; a folder of D048 and
     # D050 said "not known" for 8,000 ft although D048 drills "from 7,990' to 8,024'"
@@ -303,6 +310,9 @@ def test_only_a_drilled_interval_across_the_depth_shows_the_day(sample, by_name)
 @pytest.mark.data
 @pytest.mark.model
 def test_the_highest_value_note_names_a_row_that_prints_the_number(archive):
+    """The highest-value note said no operation row prints the number while D033-r01 prints "MW 9.3"; it names that
+    row.
+    """
     # before: the note said "No operation row prints it" while D033-r01 prints "MW 9.3"
     from ddrsearch.answers.answerer import Answerer
 
@@ -316,6 +326,9 @@ def test_the_highest_value_note_names_a_row_that_prints_the_number(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_a_depth_question_says_why_it_has_no_day(archive):
+    """Depths below the deepest MD or in metres said only "Not found", and a second depth was silently ignored; the
+    note says why.
+    """
     # before: "pass 100,000 ft" and "2,440 m" said only "Not found"; "pass 6,000 ft and
     # 8,000 ft" silently answered 6,000 ft
     from ddrsearch.answers.answerer import Answerer
@@ -332,6 +345,7 @@ def test_a_depth_question_says_why_it_has_no_day(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_ask_which_day_did_we_pass_0_ft_is_no_traceback(sample):
+    """"which day did we pass 0 ft?" raised TypeError formatting a missing MD; the note names no None."""
     # before: TypeError: unsupported format string passed to NoneType.__format__ (answers.py, depth_answer):
     # StructuredIndex takes `(md_ft or 0) >= 0`, so the first report *without* an MD (D003, no activity)
     # "passes 0 ft", and the note formats its MD None with :,.0f. Same on the archive (D001/D002).
@@ -345,6 +359,7 @@ def test_ask_which_day_did_we_pass_0_ft_is_no_traceback(sample):
 @pytest.mark.model
 @pytest.mark.parametrize("depth, report", [("4,800", "D020"), ("5,600", "D032")])
 def test_a_depth_the_md_field_answers_is_not_dropped_for_want_of_a_row(archive, depth, report):
+    """A depth the MD field answers was dropped as "Not found" when no row printed it; the typed answer is kept."""
     # The MD field answers it (D020: MD 4,811 ft; D032: MD 5,641 ft), but no row prints a depth in
     # [N, MD] the way prints_depth reads it (D020's row says "from 4,743' - 4,811," without the foot mark),
     # so ask() throws the typed answer away and prints "Not found in these reports (best support 0.25 < 0.442)".
@@ -357,6 +372,7 @@ def test_a_depth_the_md_field_answers_is_not_dropped_for_want_of_a_row(archive, 
 @pytest.mark.data
 @pytest.mark.model
 def test_a_depth_passed_between_two_sample_reports_is_not_pinned_on_the_later_one(sample):
+    """A depth passed between two sample reports was pinned on the later one, quoting rows that do not cross it."""
     # On the ten-report sample, "when did we reach 5,000 ft" answers D036 (2020-11-24, MD 6,016 ft) and
     # quotes its rows "Drilling core from 5,878' to 5,892'" ... as where the bit passed 5,000 ft. The bit
     # passed it on 2020-11-10 (D022, not in the sample); the sample's previous report D019 (2020-11-07)

@@ -144,6 +144,9 @@ def test_checker_accepts_not_found_and_keeps_decimals_and_trailing_citations():
 
 @pytest.mark.parametrize("url", ["http://", "https:// host"])
 def test_llm_url_without_a_host_is_refused_at_once(url):
+    """A DDRSEARCH_LLM_URL without a host was tried as ``http:/chat/completions``; it is refused when the settings are
+    read.
+    """
     from ddrsearch.answers.generation import llm_config
     from ddrsearch.errors import GenerationError
 

@@ -180,6 +180,9 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_help_is_help_not_a_pattern():
+    """``grep_reports.py --help`` was searched as a pattern ("### --help 0 line(s)"); it prints the help, and a bad
+    pattern is named.
+    """
     proc = _run("--help")  # before: "### --help  0 line(s) in 0 report(s)"
     assert proc.returncode == 0 and proc.stdout.startswith("usage: grep_reports.py") and "###" not in proc.stdout
     proc = _run("(")
@@ -188,6 +191,9 @@ def test_help_is_help_not_a_pattern():
 
 @pytest.mark.data
 def test_readme_example_pattern_prints_no_table_label(archive_folder):
+    """The challenge README's example pattern prints what the README says (7 lines from 4 reports), no table label such
+    as "HRS. ON JARS".
+    """
     readme = (CHALLENGE / "README.md").read_text()
     pattern = re.search(r'grep_reports\.py "([^"]+)"', readme).group(1)
     proc = _run(pattern)

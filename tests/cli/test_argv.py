@@ -7,6 +7,8 @@ from ddrsearch.cli.command import build_parser
 
 
 def test_dash_query_handling_keeps_a_short_option_with_equals():
+    """move_dash_query took ``-k=2`` for a query starting with a dash; a short option with ``=`` is kept as an option.
+    """
     # argparse itself takes `search -k=2 ... "stuck pipe"` (k=2); move_dash_query takes "-k=2" for a query
     # starting with a dash, so `ddrsearch search -k=2 --method bm25 "stuck pipe"` fails with
     # "ddrsearch: error: unrecognized arguments: -k=2" (same for ask -k=2).

@@ -69,6 +69,7 @@ R42 = "FORGE-16A-78-32_Drilling_042_2020-11-30.pdf"
 
 
 def test_ask_with_an_option_it_does_not_have_names_that_option_plainly(capsys):
+    """An option ask lacks was moved behind ``--`` as a dash query; the error names the option plainly."""
     # `ddrsearch ask "which day did we pass 7,000 ft?" --dir my_reports` (ask had no --dir then) printed
     # "error: unrecognized arguments: my_reports -- --dir": move_dash_query took --dir for a query
     # starting with a dash and moved it behind "--".
@@ -81,6 +82,7 @@ def test_ask_with_an_option_it_does_not_have_names_that_option_plainly(capsys):
 @pytest.mark.data
 @pytest.mark.model
 def test_ask_answers_from_your_own_folder(tmp_path, archive_folder, capsys):
+    """``ask`` took no ``--dir``, so your own PDFs could only be asked through Python; ``--ocr`` needs ``--dir``."""
     # search and app took --dir; ask did not, so your own PDFs could only be asked through Python
     for name in (R40, R41, R42):
         shutil.copy(archive_folder / name, tmp_path / name)
@@ -99,6 +101,9 @@ def _name(n: int) -> str:
 
 
 def test_ask_option_it_lacks_is_named_without_the_question(capsys):
+    """An option ask lacks made its value the question and the question "unrecognized"; the error names the option
+    only.
+    """
     # ddrsearch ask --method bm25 "lost circulation" -> "error: unrecognized arguments: --method lost circulation":
     # the question is reported as unrecognized and "bm25" silently became the question.
     with pytest.raises(SystemExit):
@@ -119,6 +124,7 @@ def _scanned(src: Path, dst: Path) -> None:
 
 @pytest.mark.data
 def test_ask_dir_scanned_report_message_gives_the_ask_command(tmp_path, archive_folder, capsys):
+    """A scanned PDF in ``ask --dir`` was told to run ``search --ocr auto``; the message fits the command run."""
     # ddrsearch ask --dir FOLDER "stuck pipe" with a scanned PDF: "Read it with OCR: ddrsearch search --dir FOLDER
     # --ocr auto" -- ask has --ocr now; the user ran ask.
     _scanned(archive_folder / _name(39), tmp_path / "scan39.pdf")
@@ -130,5 +136,19 @@ def test_ask_dir_scanned_report_message_gives_the_ask_command(tmp_path, archive_
 @pytest.mark.data
 @pytest.mark.model
 def test_ask_with_only_a_date_says_what_is_missing(archive_folder, capsys):
+    """``ask 2020-11-26`` said the question had only stop words; it says the question names a day but nothing to look
+    for.
+    """
     assert main(["ask", "2020-11-26"]) == 1  # before: "no searchable words (only stop words or punctuation)"
     assert "names a day but nothing to look for on it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["ask", "--dir"], ["search", "--method", "bm25", "--dir"], ["manifest"]])
+def test_missing_own_folder_is_not_told_to_fetch(command, capsys):
+    """A missing folder of your own was told to fetch the FORGE reports, which does not create it."""
+    # ddrsearch ask --dir /tmp/nonexist "mud" -> "Report folder /tmp/nonexist does not exist. Fetch the reports
+    # with: ddrsearch fetch (or: make data)": fetching the FORGE archive does not create the user's folder.
+    argv = command + ["/tmp/adv2_no_such_folder"] + (["mud"] if command[0] != "manifest" else [])
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "ddrsearch fetch" not in err, err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys):
+    """Output piped into ``head`` printed "[Errno 32] Broken pipe"; a closed pipe ends the command quietly."""
     import ddrsearch.cli.command as cli
     import ddrsearch.cli.data_commands as data_commands
 
@@ -16,6 +17,7 @@ def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys)
 
 
 def test_python_dash_m_runs_the_command_line():
+    """``python -m ddrsearch`` runs the command line (the package has a __main__)."""
     import os
     import subprocess
     import sys

@@ -6,6 +6,8 @@ from ddrsearch.cli.command import main
 
 
 def test_env_prints_the_folders_in_effect(capsys, tmp_path, monkeypatch):
+    """``env`` printed "(unset)" and the default's description, not the folder in use; it prints the folders in effect.
+    """
     # before: "DDRSEARCH_ARCHIVE_DIR (unset)" and the default's description, not the folder in use
     from ddrsearch.data.folders import archive_dir
 
@@ -17,6 +19,9 @@ def test_env_prints_the_folders_in_effect(capsys, tmp_path, monkeypatch):
 
 
 def test_env_prints_every_setting_when_one_cannot_be_resolved(capsys, monkeypatch, tmp_path):
+    """A setting that cannot be resolved (``~nosuchuser/x``) stopped ``env`` halfway with exit 1; every setting is
+    printed.
+    """
     # before: DDRSEARCH_ARCHIVE_DIR='~nosuchuser/x' stopped env halfway with exit status 1
     monkeypatch.setenv("DDRSEARCH_ARCHIVE_DIR", "~nosuchuser/x")
     monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "nothing"))

@@ -25,6 +25,9 @@ def _never(*args, **kwargs):
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
 def test_eval_out_that_cannot_be_created_is_refused_before_the_evaluation(capsys, monkeypatch):
+    """``eval --out`` that cannot be created ran the whole evaluation, then failed with [Errno 2]; it is refused before
+    the evaluation.
+    """
     # before: the whole evaluation ran (minutes with dense/hybrid), printed its table, then
     # "ddrsearch eval: [Errno 2] No such file or directory: '/proc/run.csv'" and exit 1 with no CSV.
     # (A read-only folder does the same with [Errno 13] for a non-root user.)
@@ -37,6 +40,9 @@ def test_eval_out_that_cannot_be_created_is_refused_before_the_evaluation(capsys
 
 
 def test_eval_out_whose_means_file_is_a_folder_is_refused_before_the_evaluation(tmp_path, capsys, monkeypatch):
+    """``eval --out run.csv`` with run_means.csv a folder lost the means after the evaluation ([Errno 21]); it is
+    refused before.
+    """
     # --out run.csv also writes run_means.csv; when that is a folder the evaluation ran, wrote run.csv,
     # then "ddrsearch eval: [Errno 21] Is a directory: '.../run_means.csv'" (the means are lost).
     import ddrsearch.evaluation.questionfiles
@@ -49,18 +55,23 @@ def test_eval_out_whose_means_file_is_a_folder_is_refused_before_the_evaluation(
 
 
 def test_eval_out_empty_is_refused(capsys):
+    """``eval --out ''`` is refused as empty."""
     assert main(["eval", "fresh", "--methods", "bm25", "--out", ""]) == 1
     assert "--out is empty" in capsys.readouterr().err
 
 
 @pytest.mark.data
 def test_eval_of_a_split_the_set_does_not_have_says_which_splits_it_has(capsys, archive_folder):
+    """``eval --split dev`` of a set without a dev split says which split it has."""
     assert main(["eval", "fresh", "--methods", "bm25", "--split", "dev"]) == 1
     err = capsys.readouterr().err
     assert "no questions in the dev split" in err and "--split test" in err
 
 
 def test_a_question_set_path_that_is_a_folder_is_named_as_one(tmp_path, capsys):
+    """A question-set path that is a folder said "No question-set file at"; it says it is a folder and names the
+    shipped sets.
+    """
     # before: "No question-set file at <folder>." although something is there
     assert main(["eval", str(tmp_path), "--methods", "bm25"]) == 1
     err = capsys.readouterr().err
@@ -81,6 +92,7 @@ def _one_question_set(tmp_path, archive_folder):
 
 @pytest.mark.data
 def test_one_question_gets_intervals_but_no_verdict(tmp_path, capsys, archive_folder):
+    """One question gave "+0.631 [+0.631, +0.631] better"; it gets no verdict, too few questions."""
     # before: "+0.631 [+0.631, +0.631]  better" from a single question
     path = _one_question_set(tmp_path, archive_folder)
     assert main(["eval", str(path), "--methods", "keyword,hybrid"]) == 0
@@ -90,6 +102,9 @@ def test_one_question_gets_intervals_but_no_verdict(tmp_path, capsys, archive_fo
 
 @pytest.mark.data
 def test_intervals_are_printed_as_computed_and_stay_within_the_metric(tmp_path, capsys, archive_folder):
+    """"0.900 ± 0.150" read as reaching 1.05 and the CSV kept only the half width; intervals are printed as computed,
+    within the metric.
+    """
     # before: "0.900 ± 0.150" read as reaching 1.05; the CSV kept only the half width
     out_csv = tmp_path / "s.csv"
     assert main(["eval", "starter", "--methods", "bm25,hybrid", "-k", "3", "--out", str(out_csv)]) == 0
@@ -107,6 +122,7 @@ def test_intervals_are_printed_as_computed_and_stay_within_the_metric(tmp_path, 
 
 @pytest.mark.data
 def test_expand_and_baseline_mistakes_are_named_as_such(capsys, archive_folder):
+    """``--expand`` with bm25+expand, and an empty ``--baseline`` (silently the first method), are named as such."""
     # before: "names bm25+expand more than once" and "--expand applies to keyword and bm25, not bm25+expand"
     assert main(["eval", "starter", "--methods", "bm25+expand", "--expand"]) == 2
     assert "bm25+expand already has it" in capsys.readouterr().err
@@ -119,6 +135,7 @@ def test_expand_and_baseline_mistakes_are_named_as_such(capsys, archive_folder):
 
 @pytest.mark.data
 def test_shipped_sets_are_named_in_help_and_for_a_wrong_name(capsys, archive_folder):
+    """``eval --help`` and a wrong set name listed the shipped sets without fresh2; every shipped set is named."""
     # before: eval --help listed starter, archive, fresh; "fresh3" gave "No question-set file at fresh3."
     with pytest.raises(SystemExit):
         main(["eval", "--help"])
@@ -130,6 +147,7 @@ def test_shipped_sets_are_named_in_help_and_for_a_wrong_name(capsys, archive_fol
 @pytest.mark.data
 @pytest.mark.parametrize("target", ["/dev/null", "-"])
 def test_eval_out_refuses_a_device_and_a_dash(target, capsys, archive_folder, tmp_path, monkeypatch):
+    """``eval --out /dev/null`` wrote /dev/null_means.csv and ``--out -`` files named "-"; both are refused."""
     # before: /dev/null wrote /dev/null_means.csv; "-" wrote files named "-" and "-_means.csv"
     monkeypatch.chdir(tmp_path)
     assert main(["eval", "starter", "--methods", "bm25", "--out", target]) == 1
@@ -237,6 +255,7 @@ def test_cli_eval_by_style_prints_the_per_style_hit_table(capsys, archive, archi
 
 @pytest.mark.data
 def test_eval_scores_a_stop_word_question_zero_instead_of_stopping(archive_folder, tmp_path, capsys):
+    """A question of stop words only stopped ``eval`` with no table; it scores zero, with a note naming the question."""
     import yaml
 
     from ddrsearch.evaluation.questionfiles import question_set_path
@@ -254,6 +273,9 @@ def test_eval_scores_a_stop_word_question_zero_instead_of_stopping(archive_folde
 
 
 def test_eval_out_below_a_file_is_refused_before_the_evaluation_runs(tmp_path, capsys, monkeypatch):
+    """``eval --out`` below a file ran the whole evaluation, then failed with [Errno 17]; it is refused before the
+    evaluation.
+    """
     import ddrsearch.evaluation.questionfiles
 
     afile = tmp_path / "results"
@@ -273,6 +295,9 @@ def test_eval_out_below_a_file_is_refused_before_the_evaluation_runs(tmp_path, c
 
 @pytest.mark.data
 def test_eval_with_no_method_and_with_k_above_the_corpus(archive_folder, capsys):
+    """``--methods ' , '`` said "unknown method(s) []"; ``-k`` above the number of reports searched is noted, not
+    silent.
+    """
     assert main(["eval", "starter", "--methods", " , "]) == 2
     assert "--methods names no method" in capsys.readouterr().err  # before: "unknown method(s) []"
     assert main(["eval", "starter", "--methods", "bm25", "-k", "50"]) == 0
@@ -282,6 +307,7 @@ def test_eval_with_no_method_and_with_k_above_the_corpus(archive_folder, capsys)
 
 @pytest.mark.data
 def test_eval_out_ending_in_a_slash_is_not_written_as_a_file_without_extension(tmp_path, archive_folder, capsys):
+    """``eval --out results/`` wrote a CSV file named ``results``; a path ending in a slash is a folder."""
     # --out results/ (a folder that does not exist yet) writes a CSV *file* named "results" and
     # "results_means.csv" beside it.
     out = str(tmp_path / "results") + os.sep
@@ -291,6 +317,7 @@ def test_eval_out_ending_in_a_slash_is_not_written_as_a_file_without_extension(t
 
 @pytest.mark.data
 def test_eval_by_category_table_has_three_decimals(archive_folder, capsys):
+    """The recall@5-by-category table printed 1.0 and 0.5 while every other mean has three decimals."""
     # commit 2e9f748: "eval prints every mean with three decimals"; the recall@5-by-category table still prints
     # "1.0" and "0.5" (.round(3).to_string()).
     assert main(["eval", "starter", "--methods", "keyword,bm25", "--expand"]) == 0

@@ -46,6 +46,7 @@ def shared(tmp_path, archive_folder):
 
 @pytest.mark.data
 def test_mirror_above_the_pdfs_suggests_the_folder(shared, tmp_path, capsys):
+    """``fetch --mirror`` given the folder above the PDFs says which folder was meant, and fetches nothing half-way."""
     dest = tmp_path / "dest"
     assert main(["fetch", "--mirror", str(shared), "--dest", str(dest), "--sample-only", "--quiet"]) == 1
     err = capsys.readouterr().err

@@ -15,6 +15,9 @@ REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 
 
 def test_index_dir_that_is_a_file_is_named(tmp_path, monkeypatch, capsys):
+    """A DDRSEARCH_INDEX_DIR or ``--index`` that is a file gave a raw ``[Errno ...]`` or "No index at"; now it is named
+    as a file.
+    """
     afile = tmp_path / "index"
     afile.write_text("")
     monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(afile))
@@ -26,6 +29,7 @@ def test_index_dir_that_is_a_file_is_named(tmp_path, monkeypatch, capsys):
 
 
 def test_index_add_a_folder_says_to_give_the_pdfs(tmp_path, capsys):
+    """``index add FOLDER`` said "no such file"; it says to give the new report PDFs themselves."""
     assert main(["index", "add", str(tmp_path), "--index", str(tmp_path / "ix")]) == 1
     err = capsys.readouterr().err  # before: "no such file: <folder>"
     assert f"{tmp_path} is a folder; give the new report PDFs themselves" in err
@@ -46,6 +50,7 @@ def resaved(tmp_path, archive_folder):
 @pytest.mark.data
 @pytest.mark.model
 def test_index_add_refuses_a_re_saved_copy_of_an_indexed_report(resaved, tmp_path, capsys):
+    """``index add`` of a re-saved copy of an indexed report is refused, naming the report already in the index."""
     one = tmp_path / "one"
     one.mkdir()
     shutil.move(resaved / REPORT_38, one)
@@ -82,6 +87,9 @@ def _damaged_copy(built_index, tmp_path, damage):
 @pytest.mark.data
 @pytest.mark.parametrize("header", [[], {"format": 1}, "text"])
 def test_an_index_header_that_is_not_a_header_is_no_traceback(built_index, tmp_path, capsys, header):
+    """An index header.json that is not a header raised AttributeError or KeyError (a traceback); it is named as not an
+    index header.
+    """
     copy = _damaged_copy(built_index, tmp_path, lambda g: (g / "header.json").write_text(json.dumps(header)))
     # before: AttributeError: 'list' object has no attribute 'get' (a raw traceback), or KeyError 'settings'
     assert main(["index", "status", "--index", str(copy)]) == 1
@@ -101,6 +109,7 @@ def _name(n: int) -> str:
 
 @pytest.mark.data
 def test_index_build_names_every_unreadable_file_at_once(tmp_path, archive_folder, capsys):
+    """``index build --dir`` stopped at the first unreadable file; it names every one at once."""
     # manifest was fixed to name every unreadable PDF; index build --dir (read_reports) still stopped at the first
     shutil.copy(archive_folder / _name(38), tmp_path / _name(38))
     (tmp_path / "empty.pdf").write_bytes(b"")

@@ -29,6 +29,9 @@ def messy(tmp_path, archive_folder):
 
 
 def test_index_build_and_manifest_name_the_subfolder_too(messy, tmp_path, capsys):
+    """``manifest`` and ``index build`` name PDFs left in a subfolder, as search does, instead of skipping them
+    silently.
+    """
     assert main(["manifest", str(messy), "--out", str(tmp_path / "m.csv")]) == 0
     assert "old/ (1 PDF)" in capsys.readouterr().err
     empty = tmp_path / "empty"
@@ -42,6 +45,7 @@ R38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 
 
 def test_manifest_names_every_unreadable_file_at_once(tmp_path, archive_folder, capsys):
+    """``manifest`` stopped at the first unreadable file; it names every one at once."""
     # search --dir lists every unreadable file; manifest (and index build --dir) stop at the first one,
     # so a folder with three bad files takes three runs to clean up.
     shutil.copy(archive_folder / R38, tmp_path / R38)
@@ -70,6 +74,9 @@ def _scanned(src: Path, dst: Path) -> None:
 
 
 def test_manifest_scanned_report_message_says_how_to_make_the_manifest(tmp_path, archive_folder, capsys):
+    """A scanned PDF in ``manifest`` was told to use ``search --ocr``, which never yields a manifest; the advice says
+    how to make one.
+    """
     # ddrsearch manifest FOLDER with a scanned PDF: "no manifest was written ... Read it with OCR: ddrsearch
     # search --dir FOLDER --ocr auto"; manifest has no --ocr, so that advice never yields the manifest that
     # eval needs.

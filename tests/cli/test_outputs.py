@@ -10,6 +10,9 @@ pytestmark = pytest.mark.data
 
 
 def test_out_refuses_a_pipe_beside_it_and_a_dangling_link(tmp_path, capsys, archive_folder):
+    """``--out`` beside a FIFO hung, a dangling link was replaced by a file and ``show --out -`` wrote "-"; they are
+    refused.
+    """
     # before: eval --out r.csv hung when r_means.csv was a FIFO; a dangling symlink as --out was
     # replaced by a file; show --out <fifo> hung and show --out - wrote a file named "-"
     import os

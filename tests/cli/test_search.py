@@ -30,6 +30,9 @@ def _rows(out: str) -> dict[str, str]:
 @pytest.mark.data
 @pytest.mark.model
 def test_hybrid_line_of_report_38_shows_stuck(capsys, archive_folder):
+    """The shown line of a hit was cut before the matched word (report 38's line lacked "stuck"); it keeps the matched
+    words.
+    """
     # before: "…During the slide lost tool face and became assembly became…", without "stuck"
     assert main(["search", "pipe became stuck during the slide", "--corpus", "archive", "--no-index"]) == 0
     rows = _rows(capsys.readouterr().out)
@@ -38,6 +41,7 @@ def test_hybrid_line_of_report_38_shows_stuck(capsys, archive_folder):
 
 @pytest.mark.data
 def test_bm25_line_of_report_19_shows_seepage_losses(capsys, archive_folder):
+    """The BM25 line of report 19 was cut before "Mud fluids seepage losses"; it shows the matched words."""
     # before: "Drill ahead with BHA #4 from 4,460' ...", cut before "Mud fluids seepage losses"
     assert main(["search", "mud losses", "--method", "bm25", "--corpus", "archive"]) == 0
     rows = _rows(capsys.readouterr().out)
@@ -46,6 +50,9 @@ def test_bm25_line_of_report_19_shows_seepage_losses(capsys, archive_folder):
 
 @pytest.mark.data
 def test_keyword_scores_of_two_digits_line_up(capsys, archive_folder):
+    """Keyword scores of two digits (14.0000 above 9.0000) misaligned the table; scores are right-aligned under the
+    header.
+    """
     assert main(["search", "mud weight", "--method", "keyword", "--corpus", "archive", "-k", "12"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()[: out.splitlines().index("")]
@@ -58,6 +65,7 @@ def test_keyword_scores_of_two_digits_line_up(capsys, archive_folder):
 
 
 def test_the_line_is_cut_with_the_retrievers_own_tokenizer():
+    """The shown line is cut with the retriever's own tokenizer settings (expand, stem), not hard-coded ones."""
     assert _excerpt_options(KeywordRetriever()) == {"expand": False, "stem": False}
     assert _excerpt_options(BM25Retriever(expand=True, stem=True)) == {"expand": True, "stem": True}
 
@@ -77,6 +85,9 @@ def messy(tmp_path, archive_folder):
 
 @pytest.mark.data
 def test_search_dir_prints_the_warning_on_one_line(messy, capsys):
+    """``search --dir`` printed the folder warning with Python's ``warnings.warn`` source line; now one ``warning:``
+    line.
+    """
     assert main(["search", "stuck pipe", "--dir", str(messy), "--method", "bm25", "-k", "1"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("warning: ") and "old/ (1 PDF)" in err and "warnings.warn" not in err
@@ -84,6 +95,9 @@ def test_search_dir_prints_the_warning_on_one_line(messy, capsys):
 
 @pytest.mark.parametrize("kind", ["missing", "file"])
 def test_archive_dir_that_is_not_a_folder_says_so(tmp_path, monkeypatch, capsys, kind):
+    """A DDRSEARCH_ARCHIVE_DIR that is missing or a file said the PDFs were missing and to fetch them; now the variable
+    and what is wrong.
+    """
     target = tmp_path / "reports"
     if kind == "file":
         target.write_text("not a folder")
@@ -97,6 +111,9 @@ def test_archive_dir_that_is_not_a_folder_says_so(tmp_path, monkeypatch, capsys,
 
 @pytest.mark.data
 def test_search_with_an_index_dir_that_is_a_file_says_it_is_not_used(tmp_path, archive_folder, monkeypatch, capsys):
+    """Search with a DDRSEARCH_INDEX_DIR that is a file notes that the index is not used (and why) and searches without
+    it.
+    """
     from argparse import Namespace
 
     from ddrsearch.cli.index import current_index
@@ -111,6 +128,7 @@ def test_search_with_an_index_dir_that_is_a_file_says_it_is_not_used(tmp_path, a
 
 @pytest.mark.data
 def test_search_dir_lists_every_unreadable_file_at_once(tmp_path, archive_folder, capsys):
+    """``search --dir`` named only the first unreadable file; it lists every one at once."""
     shutil.copy(archive_folder / REPORT_38, tmp_path)
     (tmp_path / REPORT_39).write_bytes(b"")  # a download that never finished
     (tmp_path / "report.pdf").write_text("<html><body>404</body></html>")
@@ -122,6 +140,9 @@ def test_search_dir_lists_every_unreadable_file_at_once(tmp_path, archive_folder
 
 @pytest.mark.data
 def test_other_methods_get_the_notes_too_even_when_nothing_matches(capsys, archive_folder):
+    """Only the default pipeline printed the spelling notes, and not after "No report matches"; every method prints
+    them.
+    """
     # before: only the default pipeline printed them, and not after "No report matches"
     assert main(["search", "stuk pipe", "--method", "keyword"]) == 0
     captured = capsys.readouterr()
@@ -132,6 +153,9 @@ def test_other_methods_get_the_notes_too_even_when_nothing_matches(capsys, archi
 
 @pytest.mark.data
 def test_search_of_your_own_folder_does_not_explain_the_books_report_names(tmp_path, capsys, archive_folder):
+    """Search of your own folder explained the book's report names (C003 = completion report 3); it says the names are
+    from the folder.
+    """
     import shutil
 
     name = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
@@ -143,6 +167,7 @@ def test_search_of_your_own_folder_does_not_explain_the_books_report_names(tmp_p
 
 @pytest.mark.data
 def test_a_row_matched_through_its_hidden_code_says_so(capsys, archive_folder):
+    """A row matched through its CODE cell (indexed, not printed) showed no word of the query; the line says so."""
     # before: "Circulate to cool hole for packers." ranked 3rd for "mud losses" with no word of the query shown:
     # it matched through the row's CODE cell, "Cond Mud & Circ", which is indexed but not printed
     assert main(["search", "mud losses", "--method", "bm25", "--unit", "operation"]) == 0
@@ -155,6 +180,9 @@ def test_a_row_matched_through_its_hidden_code_says_so(capsys, archive_folder):
 
 @pytest.mark.data
 def test_notes_from_an_index_on_disk_speak_of_indexed_rows(tmp_path, capsys, monkeypatch, archive_folder):
+    """With an index on disk, a word of the header tables was said to be printed by no report; the notes speak of
+    indexed rows.
+    """
     # before: with an index (no reports attached) "monel", printed in the BHA tables, was said to
     # be printed by no report; the index holds the rows it searches, not the header tables
     monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "idx"))
@@ -173,6 +201,9 @@ R38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 
 @pytest.mark.data
 def test_an_image_only_pdf_in_dir_says_to_use_the_ocr_option(tmp_path, archive_folder, capsys):
+    """An image-only PDF in ``search --dir`` was told to call ``read_report(path, ocr='auto')`` (Python); the message
+    gives ``--ocr``.
+    """
     # The CLI user is told "Read it with OCR: read_report(path, ocr='auto')" - Python - although the
     # command they ran takes --ocr auto.
     import pymupdf
@@ -187,6 +218,7 @@ def test_an_image_only_pdf_in_dir_says_to_use_the_ocr_option(tmp_path, archive_f
 
 @pytest.mark.data
 def test_a_link_to_the_folder_itself_is_not_called_a_subfolder_of_reports(tmp_path, archive_folder, capsys):
+    """A link to the folder itself (``ln -s . loop``) was called a subfolder of reports not read; it is not."""
     # `ln -s . loop` in the folder: "warning: ...: not read (only the folder's own PDF files are): loop/
     # (1 PDF). Move the reports you want searched into the folder itself." - they already are.
     shutil.copy(archive_folder / R38, tmp_path / R38)
@@ -307,6 +339,9 @@ DAMAGES = {
 @pytest.mark.model
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_index_file_is_named_and_the_search_goes_on(built_index, tmp_path, capsys, damage):
+    """A damaged index file gave numpy's, json's or bm25s's own message and exit 1; it is named as damaged and search
+    goes on without the index.
+    """
     from ddrsearch.stores.disk_index import open_index
 
     copy = _damaged_copy(built_index, tmp_path, DAMAGES[damage])
@@ -323,6 +358,9 @@ def test_a_damaged_index_file_is_named_and_the_search_goes_on(built_index, tmp_p
 @pytest.mark.data
 @pytest.mark.model
 def test_a_query_no_report_holds_a_word_of_says_the_ranking_is_by_meaning_alone(archive_folder, capsys):
+    """A query sharing no word with the reports gave confident-looking results silently; search notes that the ranking
+    is by meaning alone.
+    """
     # before: five confident-looking results for a query in another script, with no word in common
     assert main(["search", "Бурение скважины", "--corpus", "sample", "-k", "3", "--no-index"]) == 0
     out = capsys.readouterr()

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.data
 
 
 def test_show_a_negative_row_and_a_report_without_rows(archive_folder, capsys):
+    """``show --row -1`` said "'D038-r-1' is not a row id"; a report without rows listed the range "r00 to r00"."""
     from ddrsearch.errors import CitationError
     from ddrsearch.reading.names import resolve_row_id
 
@@ -26,12 +27,15 @@ def test_show_a_negative_row_and_a_report_without_rows(archive_folder, capsys):
 
 
 def test_show_writes_into_a_folder_that_does_not_exist_yet(tmp_path, archive_folder, capsys):
+    """``show --out`` into a folder that does not exist yet failed with [Errno 2]; the folder is made."""
     out = tmp_path / "crops" / "today" / "D038-r08.png"  # before: [Errno 2] No such file or directory
     assert main(["show", "D038", "--row", "8", "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_show_takes_the_row_id_that_ask_prints(tmp_path, capsys, archive_folder):
+    """``show D038-r08`` (the row id ask prints) required ``--row``; it takes the row id, and says when both are given.
+    """
     # before: "ddrsearch show D038-r08" failed with "the following arguments are required: --row"
     out = tmp_path / "r.png"
     assert main(["show", "D038-r08", "--out", str(out)]) == 0
@@ -43,6 +47,9 @@ def test_show_takes_the_row_id_that_ask_prints(tmp_path, capsys, archive_folder)
 
 
 def test_show_reads_row_ids_loosely_and_from_your_own_folder(tmp_path, capsys, archive_folder):
+    """``show`` refused d038-r08 and D038-r8, and could not show ask --dir's row ids; it reads them loosely and takes
+    ``--dir``.
+    """
     # before: d038-r08 and D038-r8 were refused; ask --dir's row ids could not be shown
     import shutil
 

@@ -112,6 +112,7 @@ def test_offline_fetch_says_how_to_copy_from_a_mirror(tmp_path, monkeypatch):
 
 
 def test_mirror_without_any_pdf_says_so(tmp_path):
+    """A mirror that holds none of the report PDFs is named as such, with the folder expected."""
     (tmp_path / "empty" / "sub").mkdir(parents=True)
     with pytest.raises(FetchError, match="holds none of the report PDFs .*forge_archive"):
         fetch_archive(tmp_path / "dest", mirror=tmp_path / "empty", progress=False)
@@ -119,6 +120,9 @@ def test_mirror_without_any_pdf_says_so(tmp_path):
 
 @pytest.mark.data
 def test_fetch_offline_hint_not_given_when_some_downloads_worked(tmp_path, archive_folder, monkeypatch):
+    """When some downloads worked, fetch still said every download failed and to copy from a mirror; the hint is given
+    only when all failed.
+    """
     # With a base URL that serves 3 of the 10 sample files, fetch says "3 fetched, 7 failed" and then
     # "Every download failed: without internet, copy the reports ... --mirror FOLDER": false, and wrong advice.
     from ddrsearch.data.fetch import fetch_archive

@@ -85,6 +85,7 @@ def test_default_weight_is_what_the_dev_sweep_picks(archive, archive_questions):
 
 @pytest.mark.model
 def test_evidence_agreement_is_a_share(archive, archive_questions):
+    """Evidence agreement is a share of the findable questions, for each rule of the row shown."""
     dev = archive_questions.split("dev").answerable()
     pipe = build_retriever("hybrid", archive)
     ea = evidence_agreement(pipe, dev)

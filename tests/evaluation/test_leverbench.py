@@ -8,6 +8,7 @@ pytestmark = pytest.mark.data
 
 
 def test_lever_table_pairs_the_questions():
+    """The lever table compares each lever with the baseline question by question (gain, questions changed)."""
     import pandas as pd
 
     from ddrsearch.evaluation.leverbench import lever_table

@@ -696,6 +696,7 @@ def test_fresh2_shares_no_question_with_the_other_sets(archive_folder):
 
 
 def test_a_question_file_indented_with_tabs_says_to_use_spaces(tmp_path):
+    """A question file indented with tabs gave YAML's scanner error; the message says to indent with spaces."""
     from ddrsearch.errors import QuestionSetError
     from ddrsearch.evaluation.questionfiles import load_questions
 
@@ -707,6 +708,7 @@ def test_a_question_file_indented_with_tabs_says_to_use_spaces(tmp_path):
 
 @pytest.mark.data
 def test_evidence_with_typographic_quotes_loads(tmp_path, archive_folder):
+    """Evidence quoted with typographic apostrophes (6,360’) matches the report's text and loads."""
     path = tmp_path / "q.yaml"
     path.write_text(
         "name: t\ndescription: typographic quotes\ncorpus: archive\nquestions:\n"

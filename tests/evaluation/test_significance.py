@@ -10,6 +10,7 @@ pytestmark = pytest.mark.data
 
 
 def test_bootstrap_is_seeded_and_brackets_the_mean():
+    """The bootstrap is seeded (the same interval twice) and its interval brackets the mean."""
     mean, lo, hi = bootstrap_ci([0, 1, 1, 1, 0, 1, 1, 1])
     assert lo <= mean <= hi and (mean, lo, hi) == bootstrap_ci([0, 1, 1, 1, 0, 1, 1, 1])
     assert paired_bootstrap([1, 1, 1], [1, 1, 1]) == (0.0, 0.0, 0.0)

@@ -18,6 +18,7 @@ REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 
 
 def test_a_folder_named_like_a_pdf_is_not_an_errno(tmp_path, archive_folder):
+    """A folder named ``weird.pdf`` raised IsADirectoryError [Errno 21]; it is named in a warning and not read."""
     shutil.copy(archive_folder / REPORT_38, tmp_path)
     (tmp_path / "weird.pdf").mkdir()  # before: IsADirectoryError [Errno 21] from load_archive
     with pytest.warns(FolderWarning, match=r"weird\.pdf/ \(a folder named like a PDF\)"):

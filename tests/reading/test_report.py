@@ -283,6 +283,7 @@ def messy(tmp_path, archive_folder):
 
 @pytest.mark.data
 def test_pdfs_in_a_subfolder_are_named_not_silently_skipped(messy):
+    """PDFs left in a subfolder were skipped without a word; load_archive now warns with the subfolder and its count."""
     with pytest.warns(FolderWarning, match=r"old/ \(1 PDF\)"):
         reports = load_archive(messy)
     assert [r.file_name for r in reports] == [REPORT_38]
@@ -290,6 +291,7 @@ def test_pdfs_in_a_subfolder_are_named_not_silently_skipped(messy):
 
 @pytest.mark.data
 def test_a_folder_with_pdfs_only_in_a_subfolder_names_it(tmp_path, archive_folder):
+    """A folder whose PDFs are all in subfolders said only that no PDF was found; the error names the subfolders."""
     (tmp_path / "a").mkdir()
     shutil.copy(archive_folder / REPORT_38, tmp_path / "a")
     with pytest.raises(DataNotFoundError, match=r"only in subfolders: a/ \(1 PDF\)"):
@@ -311,6 +313,7 @@ def _blank_time_breakdown(src, dest):
 
 @pytest.mark.data
 def test_an_empty_time_breakdown_is_a_note_not_silence(tmp_path, archive_folder, capsys):
+    """A report whose TIME BREAKDOWN has no rows was read without a word; it carries a note, and search prints it."""
     _blank_time_breakdown(archive_folder / REPORT_39, tmp_path / REPORT_39)
     r = read_report(tmp_path / REPORT_39)
     assert r.operations == []
@@ -333,6 +336,9 @@ def resaved(tmp_path, archive_folder):
 
 @pytest.mark.data
 def test_a_re_saved_copy_is_refused_like_an_identical_one(resaved, capsys):
+    """A re-saved copy of a report (other bytes, same report) was read twice and listed twice; it is refused like an
+    identical copy.
+    """
     from ddrsearch.errors import DuplicateReportError
     from ddrsearch.reading.report import read_reports
 
@@ -347,6 +353,9 @@ def test_a_re_saved_copy_is_refused_like_an_identical_one(resaved, capsys):
 
 @pytest.mark.data
 def test_a_broken_link_named_like_a_pdf_is_named(tmp_path, archive_folder):
+    """A broken link named like a PDF was skipped without a word; it is named in a warning, and in the error when
+    nothing else is there.
+    """
     shutil.copy(archive_folder / REPORT_38, tmp_path)
     (tmp_path / "today.pdf").symlink_to(tmp_path / "gone" / "today.pdf")
     # before: skipped without a word (neither a file nor a folder)
@@ -361,6 +370,9 @@ def test_a_broken_link_named_like_a_pdf_is_named(tmp_path, archive_folder):
 @pytest.mark.data
 @pytest.mark.skipif(sys.platform != "linux", reason="file names are bytes only on Linux")
 def test_a_file_name_that_is_not_utf8_is_not_called_damaged(tmp_path, archive_folder):
+    """A PDF whose file name is not valid UTF-8 was called unopenable and to be fetched again; the error says to rename
+    it.
+    """
     name = os.path.join(os.fsencode(tmp_path), b"DDR \xff38.pdf")
     shutil.copy(archive_folder / REPORT_38, name)
     # before: "could not be opened as a PDF (Failed to open file ...). Fetch or copy the file again."
@@ -371,6 +383,9 @@ def test_a_file_name_that_is_not_utf8_is_not_called_damaged(tmp_path, archive_fo
 
 @pytest.mark.data
 def test_a_first_row_with_an_unreadable_from_time_is_noted_not_lost(tmp_path, archive_folder):
+    """A first row whose FROM time is unreadable vanished silently; the text before the first readable row is kept in a
+    note.
+    """
     import pymupdf
 
     doc = pymupdf.open(archive_folder / REPORT_38)

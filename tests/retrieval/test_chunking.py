@@ -121,6 +121,7 @@ def test_roll_up_gives_each_report_once_and_keeps_its_chunk(op_chunks, archive, 
 
 
 def test_md_in_chunk_context(report38):
+    """depth=True adds the report's MD to each chunk's context and leaves its text alone."""
     from ddrsearch.retrieval.chunking import operation_chunks
 
     plain = operation_chunks(report38)

@@ -67,6 +67,9 @@ def _write(tmp_path, text: str | bytes, name: str = "terms.csv") -> Path:
 
 
 def test_with_weight_keeps_the_table_it_was_built_with(tmp_path):
+    """with_weight() read the rig-terms CSV again: an edited or removed file changed or broke the copy; the copy keeps
+    the table read at construction.
+    """
     # TunedHybridRetriever reads the CSV at construction ("the table itself ... read now"), but
     # with_weight() builds the copy from the path again: after the file is edited the copy silently
     # uses another table (a weight sweep then compares two tables), after it is removed with_weight fails.
@@ -81,6 +84,7 @@ def test_with_weight_keeps_the_table_it_was_built_with(tmp_path):
 
 
 def test_an_empty_rig_terms_path_is_named(tmp_path):
+    """An empty rig_terms path is refused by name, by the retriever and by the loader."""
     from ddrsearch.retrieval.levered import TunedHybridRetriever
 
     with pytest.raises(ValueError, match="rig_terms must be"):
@@ -91,6 +95,7 @@ def test_an_empty_rig_terms_path_is_named(tmp_path):
 
 @pytest.mark.data
 def test_quantity_pairs_are_those_around_a_number_with_its_unit():
+    """The quantity pairs are the word pairs around a number with its unit; depths and sizes give none."""
     from ddrsearch.retrieval.levered import proximity_pairs
 
     assert proximity_pairs(["diff", "250", "psi"], "units") == [("250", "psi"), ("diff", "250")]

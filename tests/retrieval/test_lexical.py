@@ -90,6 +90,7 @@ def test_ties_are_broken_by_report_name():
 @pytest.mark.data
 @pytest.mark.parametrize("method", [KeywordRetriever, BM25Retriever])
 def test_pu_weight_three_ways_on_the_sample(sample, method):
+    """"PU weight", "P/U weight" and "P.U. weight" find the same reports: slash and dotted shorthand are one token."""
     r = method().index(sample)
     found = [sorted(h.report for h in r.search(q, k=10)) for q in ("PU weight", "P/U weight", "P.U. weight")]
     assert found[0] == found[1] == found[2]
@@ -100,6 +101,7 @@ def test_pu_weight_three_ways_on_the_sample(sample, method):
 @pytest.mark.data
 @pytest.mark.parametrize("method", [KeywordRetriever, BM25Retriever])
 def test_other_slash_shorthand_on_the_sample(sample, method):
+    """Other slash shorthand (S/O, M/U, R/U) ranks as its plain spelling does."""
     r = method().index(sample)
     for plain, slashed in (("SO", "S/O"), ("MU", "M/U"), ("RU", "R/U")):
         assert [h.report for h in r.search(f"{slashed} weight", 10)] == [h.report for h in r.search(f"{plain} weight", 10)]
@@ -107,6 +109,7 @@ def test_other_slash_shorthand_on_the_sample(sample, method):
 
 @pytest.mark.data
 def test_glued_units_in_keyword_search(archive):
+    """Numbers glued to their units in the reports ("250psi") are found by keyword search for "250 psi"."""
     kw = KeywordRetriever().index(archive)
     d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
     d025 = "FORGE-16A-78-32_Drilling_025_2020-11-13.pdf"
@@ -116,6 +119,7 @@ def test_glued_units_in_keyword_search(archive):
 
 @pytest.mark.data
 def test_while_is_dropped_only_where_asked():
+    """"while" is dropped only by a retriever given it as an extra stop word; a string there is refused."""
     assert BM25Retriever(stop_extra=["while"]).tokenize("pipe stuck while sliding") == ["pipe", "stuck", "sliding"]
     assert "while" in BM25Retriever().tokenize("pipe stuck while sliding")  # the shared stop list keeps it
     with pytest.raises(ValueError):

@@ -13,6 +13,9 @@ from ddrsearch.retrieval.matching import excerpt
 
 @pytest.mark.data
 def test_excerpt_of_report_38s_stuck_row_keeps_stuck(by_name):
+    """The shown part of report 38's stuck row keeps "stuck" (the rarest query word), for weights and for a plain
+    query.
+    """
     row = next(r for r in by_name[REPORT_38].operations if "stuck" in r.operations)
     text = " ".join(row.operations.split())
     assert len(text) > 100  # the whole cell would not fit a table column
@@ -25,6 +28,9 @@ def test_excerpt_of_report_38s_stuck_row_keeps_stuck(by_name):
 
 
 def test_excerpt_fits_and_says_what_it_left_out():
+    """An excerpt fits its width, marks what it left out with an ellipsis, and starts at the start when nothing
+    matches.
+    """
     text = "Drill From 6,360' to 6,507', Torque 6,500, SPP 3200 and then the pipe became stuck at last"
     assert excerpt("short text", "pipe", 30) == "short text"
     shown = excerpt(text, "6360 torque", 30)
@@ -36,6 +42,9 @@ def test_excerpt_fits_and_says_what_it_left_out():
 
 
 def test_matched_words_is_the_one_rule_for_marking_words():
+    """matched_words gives every word of a text with its offsets and the query terms it holds: the one rule for marking
+    words.
+    """
     from ddrsearch.retrieval.matching import matched_words
     from ddrsearch.text.tokenizer import make_tokenizer
 
@@ -55,6 +64,7 @@ ROW = ("Drill From 6,360' to 6,507', (147') Total , 32.6' feet per hour. WOB 20 
 
 
 def test_stemmed_excerpt_finds_the_words_an_inflected_question_matched():
+    """With stem=True the excerpt shows the words an inflected question matched through a stemmed BM25 leg."""
     question = "assemblies sliding"  # the default pipeline stems: sliding -> slide, assemblies -> assembl
     plain = excerpt(ROW, question, 60)
     stemmed = excerpt(ROW, question, 60, stem=True)
@@ -64,5 +74,6 @@ def test_stemmed_excerpt_finds_the_words_an_inflected_question_matched():
 
 
 def test_stemmed_terms_given_as_stems():
+    """With stem=True, terms given as weights are matched as stems."""
     shown = excerpt(ROW, {"stuck": 2.0, "slide": 1.0}, 30, stem=True)
     assert len(shown) <= 30 and "stuck" in shown

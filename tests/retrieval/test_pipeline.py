@@ -16,6 +16,7 @@ from ddrsearch.retrieval.pipeline import build_retriever, make_retriever
 
 @pytest.mark.data
 def test_lay_down_bha_typed_as_l_d(archive):
+    """"L/D BHA" finds mostly the reports "lay down BHA" finds in the default pipeline."""
     r = build_retriever("hybrid", archive)
     spelled = {h.report for h in r.search("lay down BHA", k=5)}
     typed = {h.report for h in r.search("L/D BHA", k=5)}
@@ -25,6 +26,7 @@ def test_lay_down_bha_typed_as_l_d(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_glued_units_in_the_default_pipeline(archive):
+    """Numbers glued to their units ("250psi") are found by the default pipeline within the top five."""
     d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
     d025 = "FORGE-16A-78-32_Drilling_025_2020-11-13.pdf"
     pipe = build_retriever("hybrid", archive)
@@ -44,6 +46,7 @@ def test_the_default_finds_them_by_its_quantity_pairs_alone(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_the_glued_unit_row_is_the_one_shown(archive):
+    """The row shown for a glued-unit query is the row that prints "DIFF 250psi"."""
     pipe = build_retriever("hybrid", archive)
     hit = next(h for h in pipe.search("DIFF 250 psi", 5) if h.report.endswith("018_2020-11-06.pdf"))
     assert "DIFF" in hit.text and "250psi" in hit.text  # D018 prints both "DIFF 250psi" and "DIFF 170 - 250psi"
@@ -61,6 +64,7 @@ def test_the_proximity_lever_finds_glued_units(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_done_when_pipe_stuck_while_sliding(archive):
+    """"pipe stuck while sliding" finds report 38's stuck row (23:30-04:00) in the top three."""
     hits = build_retriever("hybrid", archive).search("pipe stuck while sliding", k=3)
     d038 = [h for h in hits if h.report == REPORT_38]
     assert d038 and (d038[0].start, d038[0].end) == ("23:30", "04:00")
@@ -69,6 +73,7 @@ def test_done_when_pipe_stuck_while_sliding(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_done_when_stuck_pipe_shows_the_stuck_row(archive):
+    """"stuck pipe" ranks report 38 first and shows its stuck row."""
     hit = build_retriever("hybrid", archive).search("stuck pipe", k=1)[0]
     assert hit.report == REPORT_38 and (hit.start, hit.end) == ("23:30", "04:00") and "stuck" in hit.text
 
@@ -76,6 +81,7 @@ def test_done_when_stuck_pipe_shows_the_stuck_row(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_proximity_rewards_words_printed_together(archive):
+    """The proximity lever rewards rows that print the query's words together more than rows that print them apart."""
     pipe = build_retriever("hybrid", archive, proximity=1.0, numbers=False)
     near = pipe.proximity_scores("DIFF 250 psi")
     d018 = "FORGE-16A-78-32_Drilling_018_2020-11-06.pdf"
@@ -89,6 +95,7 @@ def test_proximity_rewards_words_printed_together(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_answer_row_prefers_what_was_done_over_the_plan(archive):
+    """The row shown prefers what was done over the plan (a hit without a row never prints the query word)."""
     pipe = build_retriever("hybrid", archive)
     for hit in pipe.search("raising the derrick", k=5):
         assert hit.row is not None or "derrick" not in " ".join(
@@ -98,6 +105,7 @@ def test_answer_row_prefers_what_was_done_over_the_plan(archive):
 @pytest.mark.data
 @pytest.mark.model
 def test_a_query_without_a_quantity_costs_the_default_no_word_positions(sample):
+    """The quantity pairs index word positions only when a query has a pair to look for."""
     # the quantity pairs index word positions of every passage only when a query has a pair to look for
     pipe = build_retriever("hybrid", sample)
     pipe.search("stuck pipe", 5)
@@ -149,6 +157,7 @@ def sample_hybrid(archive_folder):
 @pytest.mark.model
 @pytest.mark.parametrize("query", ["?!.,;:", "((("])
 def test_default_pipeline_names_the_query_as_typed(sample_hybrid, query):
+    """A query without searchable words was quoted after normalising (as ''); the error quotes the query as typed."""
     from ddrsearch.errors import QueryError
 
     with pytest.raises(QueryError) as exc:  # before: "The query '' has no searchable words"
@@ -157,6 +166,7 @@ def test_default_pipeline_names_the_query_as_typed(sample_hybrid, query):
 
 
 def test_indexing_file_names_instead_of_reports_says_to_read_them():
+    """build_retriever given file names instead of reports said "not a mix"; it says to read the PDFs first."""
     from ddrsearch.retrieval.pipeline import build_retriever
 
     with pytest.raises(ValueError, match=r"got str 'x\.pdf': read the PDFs first"):  # before: "not a mix"
@@ -164,6 +174,7 @@ def test_indexing_file_names_instead_of_reports_says_to_read_them():
 
 
 def test_a_hybrid_option_given_to_another_method_is_named():
+    """A hybrid-only option (rig_terms) given to another method is refused, naming the method it belongs to."""
     from ddrsearch.retrieval.pipeline import make_retriever
 
     with pytest.raises(ValueError, match="'bm25' method takes no such option.*rig_terms.*belong to 'hybrid'"):

@@ -40,6 +40,9 @@ def _with_md(src: Path, dst: Path, new: str) -> None:
 
 
 def test_a_report_without_md_never_passes_a_depth(sample):
+    """The structured path counted a missing MD as 0 ft, so a report without one "passed 0 ft"; it never passes a
+    depth.
+    """
     # `ddrsearch search "which day did we pass 0 ft"` ranks D003 ("No Activity.", no MD field) first with
     # score 1.56: the structured path counts a missing MD as 0 ft.
     from ddrsearch.retrieval.structured import StructuredIndex
@@ -50,6 +53,7 @@ def test_a_report_without_md_never_passes_a_depth(sample):
 
 
 def test_an_implausible_md_is_not_taken_as_the_depth_passed(tmp_path, archive_folder):
+    """An MD flagged as implausible (80240 ft) was taken as the depth passed; it is not used."""
     # An MD typed 80240 (typed_fields flags it: "80240 is outside the plausible range 0-40000 ft; check
     # the unit") is used as is: "which day did we pass 9,000 ft?" names D041 (which drilled 6,945-7,294 ft),
     # and `ddrsearch search ... --dir` ranks D041 first with score 1.52, with no note about the value.
@@ -64,6 +68,7 @@ def test_an_implausible_md_is_not_taken_as_the_depth_passed(tmp_path, archive_fo
 
 
 def test_the_depth_note_does_not_round_the_depth_asked(archive):
+    """The depth note rounded the depth asked (8000.5 ft -> 8,000 ft); it prints it as asked."""
     # "which day did we pass 0.5 ft?" -> note "first MD >= 0 ft"; 8000.5 ft -> "first MD >= 8,000 ft".
     from ddrsearch.retrieval.structured import StructuredIndex
 
@@ -72,6 +77,7 @@ def test_the_depth_note_does_not_round_the_depth_asked(archive):
 
 
 def test_structured_path_answers_from_typed_fields(archive):
+    """The structured path answers a date or a depth passed from the typed fields, and nothing else."""
     si = StructuredIndex(archive)
     assert parse_date("what happened on Thanksgiving 2020") == dt.date(2020, 11, 26)
     m = si.score("which day did the well pass 5,000 ft")

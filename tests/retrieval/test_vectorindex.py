@@ -57,6 +57,9 @@ def test_numpy_ties_by_row_id_and_errors():
 
 
 def test_tied_copies_count_as_hits():
+    """HNSW recall counted a returned copy tied with the exact top k as a miss (at scale 100x); tied copies count as
+    hits.
+    """
     rng = np.random.default_rng(0)
     base = rng.normal(size=(20, 8)).astype("float32")
     base /= np.linalg.norm(base, axis=1, keepdims=True)
@@ -72,6 +75,7 @@ def test_tied_copies_count_as_hits():
 
 
 def test_misses_and_edges():
+    """recall_with_ties: misses, the tolerance, never above 1, and an empty exact list refused."""
     assert recall_with_ties([0.9, 0.5, 0.1], [0.9, 0.8, 0.7]) == pytest.approx(1 / 3)
     assert recall_with_ties([0.7 - 1e-8], [0.9, 0.7]) == 0.5  # within tolerance
     assert recall_with_ties([0.9] * 5, [0.9, 0.9]) == 1.0  # never above 1

@@ -154,6 +154,9 @@ def test_no_index_is_a_clear_error(tmp_path):
 
 
 def test_your_own_archive_gets_its_own_index_folder(tmp_path, monkeypatch):
+    """Your own archive (DDRSEARCH_MANIFEST and DDRSEARCH_ARCHIVE_DIR) shared the book's index folder, each build
+    replacing the other.
+    """
     # README recipe: DDRSEARCH_MANIFEST and DDRSEARCH_ARCHIVE_DIR at your reports, then --corpus archive; the index
     # went to <base>/archive, so "index build" overwrote the book's index and the two kept replacing each other
     from ddrsearch.stores.disk_index import default_index_dir
@@ -175,6 +178,9 @@ def test_your_own_archive_gets_its_own_index_folder(tmp_path, monkeypatch):
 
 
 def test_index_folder_follows_what_differs_from_the_book(tmp_path, monkeypatch):
+    """The index folder moved for the book's own folder, stayed for ``--archive DIR``, and a long folder name failed;
+    it follows what differs from the book.
+    """
     # before: DDRSEARCH_ARCHIVE_DIR at the book's own folder moved the index; --archive DIR still
     # wrote the book's index; a 240-character folder name made search fail with "File name too long"
     from ddrsearch.data.folders import book_archive_dir

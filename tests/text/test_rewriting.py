@@ -96,6 +96,7 @@ def _write(tmp_path, text: str | bytes, name: str = "terms.csv") -> Path:
 
 
 def test_a_table_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """A rig-terms table saved with a byte order mark (Excel's CSV UTF-8) was refused for its header; it is read."""
     # Excel's "CSV UTF-8" writes a BOM. The glossary loader (glossary.load_glossary) and the question-set
     # loader read with utf-8-sig; load_rig_terms reads with utf-8, so the header it sees is '\ufeffwords,...'
     # and it says "the first line must be the header words,report_words,note." - which it already is.
@@ -105,6 +106,9 @@ def test_a_table_saved_with_a_byte_order_mark_is_read(tmp_path):
 
 
 def test_a_wrong_header_is_quoted_in_the_message(tmp_path):
+    """The rig-terms header's case does not matter; a wrong header is quoted in the message, so the user sees what
+    differs.
+    """
     # the header's case does not matter (as in the glossary loader); a wrong header is quoted, so the user
     # can see what differs
     path = _write(tmp_path, "Words,Report_Words,Note\nblackout,lost power,n\n")
@@ -115,6 +119,7 @@ def test_a_wrong_header_is_quoted_in_the_message(tmp_path):
 
 
 def test_a_file_that_is_not_utf8_says_to_save_it_as_utf8(tmp_path):
+    """A rig-terms table that is not UTF-8 gave the codec's message; the error says to save it as UTF-8."""
     # before: "Cannot read the rig-terms table ...: 'utf-8' codec can't decode byte 0xe9 in position 27:
     # invalid continuation byte" - names the file, not what to do (the question-set loader says "save it as UTF-8")
     path = _write(tmp_path, (HEADER + "café blackout,lost power,n\n").encode("latin-1"))
@@ -124,6 +129,7 @@ def test_a_file_that_is_not_utf8_says_to_save_it_as_utf8(tmp_path):
 
 
 def test_a_table_with_no_entries_is_not_silently_empty(tmp_path):
+    """A header-only rig-terms table loaded as empty and rewrote nothing while the retriever named it; it is refused."""
     # A header-only table loads as () and TunedHybridRetriever(rig_terms=path) then rewrites nothing
     # while its .rig_terms still names the file: the user believes the table is on.
     path = _write(tmp_path, HEADER)
@@ -137,6 +143,9 @@ def test_a_table_with_no_entries_is_not_silently_empty(tmp_path):
     ("the | of,lost power,n\n", "phrasings made only of stop words (they fire on almost every query)"),
 ])
 def test_an_entry_that_adds_nothing_or_everything_is_refused(tmp_path, row, what):
+    """Rig-terms entries that never change a query, or add words after every stop word, were loaded without a word;
+    they are refused by line.
+    """
     # before: loaded without a word; the first two entries never change a query,
     # the third appends 'lost power' after every 'the' and 'of' of every query
     path = _write(tmp_path, HEADER + row)
@@ -146,6 +155,7 @@ def test_an_entry_that_adds_nothing_or_everything_is_refused(tmp_path, row, what
 
 
 def test_an_empty_note_is_refused_as_documented(tmp_path):
+    """load_rig_terms accepted an empty note cell although its docstring says empty cells are refused."""
     # load_rig_terms' docstring: "Raises GlossaryError: ... an empty cell"; the note cell may be empty
     path = _write(tmp_path, HEADER + "blackout,lost power,\n")
     with pytest.raises(GlossaryError, match="line 2"):
@@ -153,6 +163,7 @@ def test_an_empty_note_is_refused_as_documented(tmp_path):
 
 
 def test_line_numbers_are_lines_of_the_file_after_a_quoted_newline(tmp_path):
+    """The rig-terms loader counted CSV rows, not lines: after a quoted newline every line number was one short."""
     # The loader counts CSV rows, not lines: after a cell holding a newline every line number is one short.
     # File lines: 1 header, 2-3 one entry, 4 blackout, 5 outage, 6 blackout again.
     # before: "line 5: the phrasing 'blackout' is already listed on line 3" (lines 3 and 5 hold other text)
@@ -164,6 +175,9 @@ def test_line_numbers_are_lines_of_the_file_after_a_quoted_newline(tmp_path):
 
 @pytest.mark.parametrize("value", ["my_rig_terms.csv", Path("my_rig_terms.csv"), 1])
 def test_rewrite_query_with_a_path_or_a_wrong_value_is_no_raw_traceback(tmp_path, value):
+    """rewrite_query given a path or a wrong rig_terms value raised AttributeError or TypeError; it reads the path or
+    names rig_terms.
+    """
     # TunedHybridRetriever and build_retriever take rig_terms=<path>; rewrite_query does not, and says
     # AttributeError: 'str' object has no attribute 'phrases'  (or TypeError: 'int' object is not iterable)
     _write(tmp_path, HEADER + "blackout,lost power,n\n", "my_rig_terms.csv")
@@ -181,6 +195,9 @@ def test_rewrite_query_with_a_path_or_a_wrong_value_is_no_raw_traceback(tmp_path
 
 
 def test_a_long_phrasing_does_not_make_a_query_hang(monkeypatch):
+    """A 1,000-word rig-terms phrasing made long queries take seconds; only phrasings starting with the query's word
+    are compared (counted, not timed).
+    """
     # add_rig_terms tried every length up to the longest phrasing at every position: a table holding one
     # 1,000-word phrasing (a pasted paragraph) made a 3,000-word query take ~5 s (3,000-word phrasing and a
     # 5,000-word query: ~60 s). Now only phrasings starting with the query's word at a position are compared,
@@ -206,6 +223,9 @@ def test_a_long_phrasing_does_not_make_a_query_hang(monkeypatch):
 
 @pytest.mark.data
 def test_query_rewrites():
+    """The query rewrites: question framing stripped, the asker's shorthand expanded, plain words given their
+    shorthand.
+    """
     assert strip_framing("Which day did the bit pass 8,000 ft MD?") == "bit pass 8,000 ft md"
     assert strip_framing("how many") == "how many"  # nothing but framing: kept
     assert expand_asker_shorthand("POOH to shoe") == "pooh pull out of hole to shoe"

@@ -54,6 +54,9 @@ def default_archive(archive):
 
 @pytest.mark.data
 def test_a_word_printed_only_in_a_header_table_is_not_called_unprinted(default_archive):
+    """A word printed only in a header table (D016's BHA: STRAIGHT) was called printed by no report; only rows were
+    checked.
+    """
     # before: 'no report prints "straight"', though D016's BHA table prints STRAIGHT (only rows were checked)
     assert default_archive.unknown_words("hole straight") == {}
     assert "straight" in default_archive._spelling
@@ -61,6 +64,9 @@ def test_a_word_printed_only_in_a_header_table_is_not_called_unprinted(default_a
 
 @pytest.mark.data
 def test_english_words_and_contractions_get_no_note(default_archive):
+    """English words (how, which, highest) were named as unprinted and "didn't" gave 'did you mean "did"'; they get no
+    note.
+    """
     # before: "how", "which", "much", "pass", "highest" were named; "didn't" gave 'did you mean "did"?'
     for q in ("how much mud did we lose?", "which day did we pass 8,000 ft?", "what was the highest mud weight?",
               "didn't the pipe come free? couldn't we circulate?"):
@@ -70,6 +76,8 @@ def test_english_words_and_contractions_get_no_note(default_archive):
 
 @pytest.mark.data
 def test_a_misspelt_stop_word_gets_no_suggestion_and_stop_words_are_never_suggested(default_archive):
+    """Misspelt stop words got suggestions (teh -> the), words the search drops anyway; stop words are never suggested.
+    """
     # before: teh -> "the", wiht -> "with": words the search drops anyway
     assert default_archive.unknown_words("teh pipe wiht slips") == {}
     assert default_archive.unknown_words("P/U weigth")["weigth"][0] == "weight"
@@ -78,11 +86,13 @@ def test_a_misspelt_stop_word_gets_no_suggestion_and_stop_words_are_never_sugges
 
 @pytest.mark.data
 def test_a_dropped_letter_is_suggested_before_an_extra_one(default_archive):
+    """"stk" came before "stuck" for "stuk"; a dropped letter is suggested before an extra one."""
     # "stk" (strokes, printed in every pump table) used to come before "stuck" for "stuk"
     assert default_archive.unknown_words("stuk pipe") == {"stuk": ["stuck", "stk"]}
 
 
 def test_notes_are_capped_for_a_very_long_query():
+    """A 10,000-word query printed 368 note lines, one of 97,069 characters; the notes are capped."""
     # before: a 10,000-word query printed 368 note lines, one of 97,069 characters
     words = [f"zq{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}x{i}" for i in range(400)]
     unknown = {w: [] for w in words} | {"stuk": ["stuck"]}
@@ -92,6 +102,7 @@ def test_notes_are_capped_for_a_very_long_query():
 
 
 def test_spelling_refuses_a_string_and_a_limit_below_one():
+    """Spelling refuses a string instead of a list of texts and a limit below one; full-width letters are folded."""
     with pytest.raises(TypeError, match="list of texts"):
         Spelling("stuck pipe")
     with pytest.raises(ValueError, match="at least 1"):
@@ -100,6 +111,7 @@ def test_spelling_refuses_a_string_and_a_limit_below_one():
 
 
 def test_letters_glued_to_digits_count_as_printed_and_signs_keep_the_leading_zero():
+    """"skc" (printed in SKC613M) was called unprinted and "<.5" tokenized as "5"; long words are cut in the note."""
     # before: "skc" (printed in SKC613M) was called unprinted; "<.5" tokenized as "5"
     assert "skc" in Spelling(["Bit SKC613M at 4,460ft"])
     assert tokenize("<.5 ppg") == ["0.5", "ppg"] and tokenize("±.5") == ["0.5"]

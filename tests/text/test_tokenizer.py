@@ -275,6 +275,7 @@ def test_a_number_without_its_leading_zero_keeps_its_value():
 
 
 def test_the_leading_zero_is_not_added_after_an_ellipsis_a_bracket_or_for_other_digits():
+    """"to...5,000 ft" gave 0.5000 and ".٥" gave "0.٥"; the leading zero is added only to a real decimal point."""
     # before: "to...5,000 ft" gave 0.5000; ".٥" gave "0.٥", which tokenized again as "0", "٥"
     assert tokenize("drilled to...5,000 ft") == ["drilled", "5000", "ft"]
     assert tokenize("(see below).5000") == ["see", "below", "5000"]
