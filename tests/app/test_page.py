@@ -27,9 +27,6 @@ from ddrsearch.retrieval.pipeline import DEFAULT_WEIGHT
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-
-
 #: Seconds one AppTest run may take: the first one reads, chunks and embeds the sample.
 RUN_TIMEOUT = 900
 

@@ -9,9 +9,6 @@ import pytest
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-
-
 def test_a_hit_cuts_its_text_at_the_marked_words_and_cites_itself():
     import datetime as dt
 

@@ -20,9 +20,6 @@ from ddrsearch.cli.command import main as cli_main
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-
-
 #: Seconds one AppTest run may take: the first one reads, chunks and embeds the sample.
 RUN_TIMEOUT = 900
 
