@@ -60,21 +60,6 @@ def test_index_add_refuses_a_re_saved_copy_of_an_indexed_report(resaved, tmp_pat
     assert f"holds the same report as {REPORT_38}, already in the index" in capsys.readouterr().err
 
 
-REPORT_39 = "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"
-
-
-@pytest.fixture(scope="module")
-def built_index(tmp_path_factory, archive_folder):
-    """An index of reports 38 and 39 (built once), and the folder of the two PDFs."""
-    root = tmp_path_factory.mktemp("ix")
-    one = root / "one"
-    one.mkdir()
-    for name in (REPORT_38, REPORT_39):
-        shutil.copy(archive_folder / name, one)
-    assert main(["index", "build", "--dir", str(one), "--index", str(root / "ix")]) == 0
-    return root / "ix", one
-
-
 def _damaged_copy(built_index, tmp_path, damage):
     index, _ = built_index
     copy = tmp_path / "ix"

@@ -18,16 +18,6 @@ pytestmark = pytest.mark.data
 REPORT_39 = "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"
 
 
-@pytest.fixture
-def messy(tmp_path, archive_folder):
-    """A folder with report 38, and report 39 left in a subfolder ``old/``."""
-    folder = tmp_path / "my reports"
-    (folder / "old").mkdir(parents=True)
-    shutil.copy(archive_folder / REPORT_38, folder)
-    shutil.copy(archive_folder / REPORT_39, folder / "old")
-    return folder
-
-
 def test_index_build_and_manifest_name_the_subfolder_too(messy, tmp_path, capsys):
     """``manifest`` and ``index build`` name PDFs left in a subfolder, as search does, instead of skipping them
     silently.

@@ -73,16 +73,6 @@ def test_the_line_is_cut_with_the_retrievers_own_tokenizer():
 REPORT_39 = "FORGE-16A-78-32_Drilling_039_2020-11-27.pdf"
 
 
-@pytest.fixture
-def messy(tmp_path, archive_folder):
-    """A folder with report 38, and report 39 left in a subfolder ``old/``."""
-    folder = tmp_path / "my reports"
-    (folder / "old").mkdir(parents=True)
-    shutil.copy(archive_folder / REPORT_38, folder)
-    shutil.copy(archive_folder / REPORT_39, folder / "old")
-    return folder
-
-
 @pytest.mark.data
 def test_search_dir_prints_the_warning_on_one_line(messy, capsys):
     """``search --dir`` printed the folder warning with Python's ``warnings.warn`` source line; now one ``warning:``
@@ -304,18 +294,6 @@ def test_cli_search_help_explains_every_option(capsys):
     text = capsys.readouterr().out
     for option in ("--method", "-k", "--corpus", "--expand", "--archive", "--width"):
         assert option in text
-
-
-@pytest.fixture(scope="module")
-def built_index(tmp_path_factory, archive_folder):
-    """An index of reports 38 and 39 (built once), and the folder of the two PDFs."""
-    root = tmp_path_factory.mktemp("ix")
-    one = root / "one"
-    one.mkdir()
-    for name in (REPORT_38, REPORT_39):
-        shutil.copy(archive_folder / name, one)
-    assert main(["index", "build", "--dir", str(one), "--index", str(root / "ix")]) == 0
-    return root / "ix", one
 
 
 def _damaged_copy(built_index, tmp_path, damage):

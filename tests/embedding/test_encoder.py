@@ -28,7 +28,6 @@ from ddrsearch.embedding.model import (
     MAX_SEQ_LENGTH,
     OFFICIAL_SHA256,
     check_packaged_model,
-    load_model,
     packaged_model_dir,
     resolve_model,
 )
@@ -36,13 +35,6 @@ from ddrsearch.errors import (
     CacheWarning,
     ModelNotFoundError,
 )
-
-
-@pytest.fixture(autouse=True)
-def _no_env_overrides(monkeypatch):
-    """Tests must not depend on the caller's DDRSEARCH_* settings."""
-    monkeypatch.delenv("DDRSEARCH_MODEL_PATH", raising=False)
-    monkeypatch.delenv("DDRSEARCH_CACHE_DIR", raising=False)
 
 pytestmark = pytest.mark.model
 
@@ -64,28 +56,6 @@ DDR_LINES = [
 
 # A long morning-report narrative: well over 254 word pieces.
 LONG_TEXT = " ".join(DDR_LINES * 4)
-
-
-@pytest.fixture(scope="module")
-def model():
-    """The packaged model, loaded once for the module."""
-    old = os.environ.pop("DDRSEARCH_MODEL_PATH", None)
-    try:
-        yield load_model()
-    finally:
-        if old is not None:
-            os.environ["DDRSEARCH_MODEL_PATH"] = old
-
-
-@pytest.fixture(scope="module")
-def plain(model):
-    """Embedder without disk cache (shares the module's loaded model)."""
-    old = os.environ.pop("DDRSEARCH_MODEL_PATH", None)
-    try:
-        return Embedder(cache_dir=False)
-    finally:
-        if old is not None:
-            os.environ["DDRSEARCH_MODEL_PATH"] = old
 
 
 def test_hash_is_cached_per_file(monkeypatch):

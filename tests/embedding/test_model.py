@@ -15,9 +15,6 @@ import numpy as np
 import pytest
 
 from ddrsearch.embedding import model as model_mod
-from ddrsearch.embedding.encoder import (
-    Embedder,
-    )
 from ddrsearch.embedding.model import (
     CONTENT_PIECES,
     EMBEDDING_DIM,
@@ -33,13 +30,6 @@ from ddrsearch.errors import (
     ModelIntegrityError,
     ModelNotFoundError,
 )
-
-
-@pytest.fixture(autouse=True)
-def _no_env_overrides(monkeypatch):
-    """Tests must not depend on the caller's DDRSEARCH_* settings."""
-    monkeypatch.delenv("DDRSEARCH_MODEL_PATH", raising=False)
-    monkeypatch.delenv("DDRSEARCH_CACHE_DIR", raising=False)
 
 pytestmark = pytest.mark.model
 
@@ -61,28 +51,6 @@ DDR_LINES = [
 
 # A long morning-report narrative: well over 254 word pieces.
 LONG_TEXT = " ".join(DDR_LINES * 4)
-
-
-@pytest.fixture(scope="module")
-def model():
-    """The packaged model, loaded once for the module."""
-    old = os.environ.pop("DDRSEARCH_MODEL_PATH", None)
-    try:
-        yield load_model()
-    finally:
-        if old is not None:
-            os.environ["DDRSEARCH_MODEL_PATH"] = old
-
-
-@pytest.fixture(scope="module")
-def plain(model):
-    """Embedder without disk cache (shares the module's loaded model)."""
-    old = os.environ.pop("DDRSEARCH_MODEL_PATH", None)
-    try:
-        return Embedder(cache_dir=False)
-    finally:
-        if old is not None:
-            os.environ["DDRSEARCH_MODEL_PATH"] = old
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,6 @@ from ddrsearch.text.tokenizer import tokenize
 STUCK = "pipe became stuck during the slide"
 
 
-@pytest.fixture(scope="module")
-def bm25(sample):
-    return BM25Retriever().index(sample)
-
-
 @pytest.mark.data
 def test_and_search_finds_report_38_for_stuck(sample):
     hits = KeywordRetriever().index(sample).search("stuck", k=10)

@@ -10,7 +10,6 @@ import pytest
 
 from conftest import REPORT_38
 from ddrsearch.errors import QueryError
-from ddrsearch.retrieval.lexical import BM25Retriever
 from ddrsearch.retrieval.pipeline import build_retriever, make_retriever
 
 
@@ -112,11 +111,6 @@ def test_a_query_without_a_quantity_costs_the_default_no_word_positions(sample):
     assert "_positions" not in pipe.__dict__ and not pipe.proximity_scores("stuck pipe").any()
     pipe.search("DIFF 250 psi", 5)
     assert len(pipe.__dict__["_positions"]) == len(pipe.passages)
-
-
-@pytest.fixture(scope="module")
-def bm25(sample):
-    return BM25Retriever().index(sample)
 
 
 @pytest.mark.data

@@ -19,10 +19,6 @@ QUERIES = ["stuck pipe", "pipe became stuck during the slide", "jar", "circulate
            "which day did the bit pass 6,400 ft MD?", "what were we doing on November 26, 2020"]
 
 
-def _paths(folder: Path, numbers) -> list[Path]:
-    return [next(folder.glob(f"FORGE-16A-78-32_Drilling_{n:03d}_*.pdf")) for n in numbers]
-
-
 def _resave(path: Path) -> None:
     """The same report saved again: same text, other bytes (a new title in the PDF's metadata)."""
     import pymupdf
@@ -33,25 +29,6 @@ def _resave(path: Path) -> None:
     doc.save(tmp)
     doc.close()
     tmp.replace(path)
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    from ddrsearch.embedding.encoder import Embedder
-
-    return Embedder()
-
-
-@pytest.fixture()
-def six(archive_folder, tmp_path) -> list[Path]:
-    """Reports 36 to 41 copied into a folder of their own (the days of the stuck-pipe story)."""
-    folder = tmp_path / "reports"
-    folder.mkdir()
-    out = []
-    for p in _paths(archive_folder, range(36, 42)):
-        shutil.copy2(p, folder / p.name)
-        out.append(folder / p.name)
-    return out
 
 
 @pytest.mark.data
