@@ -154,7 +154,7 @@ def test_cache_holds_only_plain_npy(model, tmp_path):
 
 
 def test_default_cache_dir(monkeypatch, tmp_path):
-    root = Path(emb.__file__).resolve().parents[2]
+    root = Path(emb.__file__).resolve().parents[3]  # code/ddrsearch/embedding/encoder.py
     assert (root / "pyproject.toml").is_file()
     assert default_cache_dir() == root / ".cache" / "embeddings"
     monkeypatch.setenv("DDRSEARCH_CACHE_DIR", str(tmp_path / "c"))
