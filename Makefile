@@ -37,7 +37,7 @@ data: $(STAMP)
 test: data
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
 
-# The fast tier: metrics, TREC files, fusion, tokenizer, BM25 reference, layers (no PDFs, no model).
+# The fast tier: metrics, TREC files, fusion, tokenizer, BM25 reference, package shape (no PDFs, no model).
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not data and not model and not notebook"
 

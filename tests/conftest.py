@@ -72,28 +72,16 @@ def report38(by_name):
 
 # --- test tiers ----------------------------------------------------------------------------
 # `make test-fast` runs `pytest -m "not data and not model and not notebook"`: the pure
-# building blocks (metrics, TREC files, fusion, tokenizer, layers) in seconds. The markers are
-# given here from what a test uses, so no test can forget its own.
-
-#: Fixtures that read the report PDFs.
-DATA_FIXTURES = {
-    "archive_folder", "archive", "by_name", "report38", "sample", "starter", "archive_questions",
-    "archive_set", "r38_path", "mirror", "op_chunks", "vectors", "bm25", "dense", "solution_output",
-    "archive_tokens", "reports", "typed", "archive_fields",
-}
-#: Fixtures and modules that load the embedding model or its tokenizer.
-MODEL_FIXTURES = {"model", "plain", "pieces", "op_chunks", "vectors", "dense", "solution_output", "embedder"}
-MODEL_MODULES = {"test_embeddings", "test_chunking", "test_vectorindex", "test_challenge", "test_evaluation"}
+# building blocks (metrics, TREC files, fusion, tokenizer, package shape) in seconds. Each test
+# module states its tier: `pytestmark = pytest.mark.data` (or a list), or a mark on the test.
+# One rule is checked here so that the fast tier never reads the PDFs: a test that uses
+# `archive_folder` (through any fixture: archive, sample, by_name, report38, ...) is marked data.
 
 
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
-        if names & DATA_FIXTURES:
-            item.add_marker(pytest.mark.data)
-        if names & MODEL_FIXTURES or module in MODEL_MODULES:
-            item.add_marker(pytest.mark.model)
-        if module == "test_book" and item.originalname == "test_chapter_executes_on_the_real_data":
-            item.add_marker(pytest.mark.notebook)
-            item.add_marker(pytest.mark.data)
+    unmarked = [item.nodeid for item in items
+                if "archive_folder" in getattr(item, "fixturenames", ()) and item.get_closest_marker("data") is None]
+    if unmarked:
+        raise pytest.UsageError(
+            f"{len(unmarked)} test(s) read the report PDFs (fixture archive_folder) but are not marked data, "
+            f"e.g. {unmarked[0]}: add @pytest.mark.data to the test or pytestmark = pytest.mark.data to its module")

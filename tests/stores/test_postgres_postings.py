@@ -23,6 +23,8 @@ pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'dd
 from ddrsearch.evaluation.questionfiles import load_questions
 from ddrsearch.stores.postgres import EmbeddedServer, EmbeddedServerError, PostgresRetriever
 
+pytestmark = [pytest.mark.data, pytest.mark.model]
+
 SHIPPED_SETS = ("starter", "archive", "fresh", "fresh2")
 
 

@@ -4,7 +4,7 @@
 keeps narrative out of code: what a hidden cell writes must stay a short
 sentence carrying computed numbers. ``pdf_overflows``
 is the book check's measure of an executed chapter against the PDF's text
-block (``tests/test_book.py``): Quarto sets code in a monospace font without
+block (``tests/book/test_chapters.py``): Quarto sets code in a monospace font without
 wrapping and turns a DataFrame into a LaTeX table at its natural width, so a
 line or a table wider than the text block runs off the page.
 """

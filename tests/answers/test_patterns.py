@@ -1,0 +1,83 @@
+"""ddrsearch.answers.patterns: patterns across days (jumps, numeric answers, event sequences)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from ddrsearch.answers.patterns import PatternError, extreme, find_jumps, first_reaching
+from ddrsearch.reading.fields import (
+    archive_fields,
+    fields_frame,
+    fields_long,
+    operations_table,
+)
+
+R = "FORGE-16A-78-32_Drilling_{:03d}_{}.pdf".format
+
+
+@pytest.fixture(scope="module")
+def values(archive):
+    return archive_fields(archive)
+
+
+@pytest.fixture(scope="module")
+def frame(archive, values):
+    return fields_frame(archive, values)
+
+
+@pytest.fixture(scope="module")
+def long(archive, values):
+    return fields_long(archive, values)
+
+
+@pytest.fixture(scope="module")
+def ops(archive):
+    return operations_table(archive)
+
+
+def test_jump_detector_on_a_synthetic_series():
+    series = [100, 102, 101, 103, 104, 150, 151, 152, 150, 153]
+    res = find_jumps(series, labels=list("abcdefghij"))
+    assert list(res.jumps["label"]) == ["f"]
+    assert res.median == 1.0 and res.k == 3.5
+    assert res.low < 0 < res.high < 49
+    # a missing day does not make a jump, and the change spans the gap
+    gap = find_jumps([10, None, 11, 12, 13, 12, 40], labels=list("abcdefg"))
+    assert list(gap.table["label"])[0] == "c" and list(gap.jumps["label"]) == ["g"]
+
+
+def test_jump_detector_mad_zero_fallback_and_short_series():
+    res = find_jumps([1, 2, 3, 4, 5, 6, 30])
+    assert "MAD is 0" in res.note and list(res.jumps["label"]) == [6]
+    with pytest.raises(PatternError):
+        find_jumps([1, None, 2])
+
+
+@pytest.mark.data
+def test_numeric_answers_on_the_archive(frame, long, ops):
+    md = first_reaching(frame, long, ops, "md_ft", 10000)
+    assert md.report == R(60, "2020-12-18") and md.value == 10490 and md.raw == "10490"
+    assert md.date == dt.date(2020, 12, 18) and "9,961 ft" in md.detail
+    assert [row for row, _, _ in md.rows] == [0, 2]  # 9,961' to 10,097', then 10,097' to 10,490'
+    mw = extreme(frame, long, "mud_weight_max_ppg")
+    assert [(a.report_number, a.value) for a in mw] == [(33, 9.3)]
+    with pytest.raises(PatternError):
+        first_reaching(frame, long, ops, "md_ft", 20000)
+
+
+@pytest.mark.data
+def test_event_sequence_orders_the_fishing_rows_by_date(archive, frame, ops):
+    """BM25 over operation rows (no model): the rows found for the fishing story come in date and row order."""
+    from ddrsearch.answers.patterns import event_sequence
+    from ddrsearch.retrieval.pipeline import build_retriever
+
+    bm25 = build_retriever("bm25", archive, unit="operation", expand=True)
+    window = set(frame.loc[frame["report_number"].between(38, 51), "report"])
+    story = event_sequence(bm25, ["stuck pipe", "fishing", "milled up lost pieces"], ops, k=10, reports=window)
+    assert set(story["report_number"]) <= set(range(38, 52))
+    assert list(story["date"]) == sorted(story["date"])
+    fishing = story[story["code"] == "Fishing"]
+    assert list(fishing["report_number"]) == [50] and "Milled up lost pieces of bit" in fishing["text"].iloc[0]
+    assert not story["npt"].any()  # the NPT column says nothing about these rows

@@ -1,0 +1,56 @@
+"""ddrsearch.book.checks: the PDF overflow check, the hidden-prose check and the exercise checker."""
+
+from __future__ import annotations
+
+from ddrsearch.book.checks import CODE_WIDTH, HIDDEN_PROSE_WORDS, TABLE_WIDTH, hidden_prose, pdf_overflows
+
+
+def test_pdf_overflow_check_measures_code_output_and_tables():
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    nb = new_notebook()
+    wide_html = "<table><tr><th></th><th>text</th></tr><tr><td>0</td><td>" + "w" * TABLE_WIDTH + "</td></tr></table>"
+    nb.cells = [
+        new_code_cell("x = 1  # " + "c" * CODE_WIDTH, outputs=[new_output("stream", name="stdout", text="o" * (CODE_WIDTH + 1))]),
+        new_code_cell("#| echo: false\n" + "h" * 200),  # hidden: not printed
+        new_code_cell("df", outputs=[new_output("execute_result", data={"text/html": wide_html, "text/plain": "p" * 200},
+                                                execution_count=1)]),
+        new_code_cell("ok", outputs=[new_output("execute_result", data={"text/plain": "fits"}, execution_count=2)]),
+    ]
+    problems = pdf_overflows(nbformat.from_dict(nb))
+    assert [p.split(":")[0] + ":" + p.split(":")[1].split(" of ")[0] for p in problems] == [
+        "cell 0: code line", "cell 0: output line", "cell 2: table"]
+
+
+def test_hidden_prose_check_counts_what_hidden_cells_write():
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    def md(words):
+        return [new_output("display_data", data={"text/markdown": " ".join(["w"] * words), "text/plain": "x"})]
+
+    nb = new_notebook()
+    nb.cells = [new_code_cell("#| echo: false\nshow()", outputs=md(HIDDEN_PROSE_WORDS)),
+                new_code_cell("#| echo: false\nshow()", outputs=md(HIDDEN_PROSE_WORDS + 1)),
+                new_code_cell("show()", outputs=md(500))]  # shown code: its output is not hidden prose
+    problems = hidden_prose(nbformat.from_dict(nb))
+    assert [p.split(":")[0] for p in problems] == ["cell 1"]
+
+
+def test_check_answer_says_right_or_not_yet_without_giving_the_answer(capsys):
+    from ddrsearch.book.checks import check_answer
+
+    check_answer("E1", None, 0.4)
+    check_answer("E2", 0.40, 0.4, tolerance=0.005)
+    check_answer("E3", 0.5, 0.4, tolerance=0.005)
+    check_answer("E4", ["d019", "D038 "], ["D038", "D019"])
+    check_answer("E5", [1, None, 3], [1, None, 3], ordered=True)
+    check_answer("E6", [3, None, 1], [1, None, 3], ordered=True)
+    check_answer("E7", " 14:00", "14:00")
+    out = capsys.readouterr().out.splitlines()
+    verdicts = [line.split(": ", 1)[1] for line in out]
+    expected = ["not answered yet", "right", "not yet", "right", "right", "not yet", "right"]
+    assert all(v.startswith(e) for v, e in zip(verdicts, expected, strict=True)), verdicts
+    assert all(v == "right" or v.startswith("not") for v in verdicts)
+    assert not any("0.4" in line for line in out)  # the expected value is never shown

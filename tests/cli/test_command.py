@@ -1,0 +1,31 @@
+"""ddrsearch.cli.command: the entry point (``python -m ddrsearch``, a closed pipe)."""
+
+from __future__ import annotations
+
+
+def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys):
+    """Output piped into ``head`` printed "[Errno 32] Broken pipe"; a closed pipe ends the command quietly."""
+    import ddrsearch.cli.command as cli
+    import ddrsearch.cli.data_commands as data_commands
+
+    def closed_pipe(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(data_commands, "_cmd_env", closed_pipe)
+    assert cli.main(["env"]) == 1  # before: "ddrsearch env: [Errno 32] Broken pipe"
+    assert capsys.readouterr().err == ""
+
+
+def test_python_dash_m_runs_the_command_line():
+    """``python -m ddrsearch`` runs the command line (the package has a __main__)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code_dir = Path(__file__).resolve().parents[2] / "code"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(code_dir), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "ddrsearch", "--help"], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "search" in done.stdout and "ask" in done.stdout
