@@ -47,9 +47,14 @@ lint: setup
 preview: data
 	$(BIN)/ddrsearch preview --out _preview
 
+# With Quarto: execute the chapters into _preview/ (chapters/ keeps no outputs), stage the book with
+# those executed copies in _render/, render it there without executing, and move _book/ back here.
 book: data
 	@if command -v quarto >/dev/null 2>&1; then \
-		QUARTO_PYTHON=$(abspath $(BIN)/python) PATH="$(abspath $(BIN)):$$PATH" quarto render && echo "The book is in _book/ (HTML: _book/index.html)."; \
+		$(MAKE) --no-print-directory preview && \
+		$(BIN)/python -m ddrsearch.book.render --executed _preview --stage _render && \
+		(cd _render && QUARTO_PYTHON=$(abspath $(BIN)/python) PATH="$(abspath $(BIN)):$$PATH" quarto render --no-execute) && \
+		rm -rf _book && mv _render/_book _book && echo "The book is in _book/ (HTML: _book/index.html)."; \
 	else \
 		echo "quarto not found (install it from https://quarto.org/docs/get-started/): writing executed chapters and HTML previews to _preview/ instead."; \
 		$(MAKE) --no-print-directory preview; \
@@ -61,4 +66,4 @@ bench: data
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_postgres.py --scales 1,10,100
 
 clean:
-	rm -rf _book _preview .quarto .pytest_cache .hypothesis
+	rm -rf _book _preview _render .quarto .pytest_cache .hypothesis

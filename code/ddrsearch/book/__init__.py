@@ -2,9 +2,10 @@
 
 Modules: ``notebook`` (what the chapters share: the reports read once,
 ``rank_of``, ``names``, ``join_and``), ``checks`` (exercise answers, what fits
-a printed page, visible code that reads a hidden cell's names), ``preview``
-(executing the chapters, the no-Quarto preview), ``quartomd`` (Quarto
-Markdown to plain Markdown).
+a printed page, the LaTeX the tables need, visible code that reads a hidden
+cell's names), ``diagram`` (the pipeline diagram), ``preview`` (executing the
+chapters, the no-Quarto preview), ``render`` (the book staged for Quarto from
+executed copies), ``quartomd`` (Quarto Markdown to plain Markdown).
 """
 
 from ddrsearch.imports import lazy_exports
@@ -19,6 +20,8 @@ _EXPORTS = {
     "check_answer": "checks",
     "hidden_bindings": "checks",
     "build_preview": "preview",
+    "pipeline_figure": "diagram",
+    "stage_quarto_project": "render",
 }
 
 __all__ = sorted(_EXPORTS)

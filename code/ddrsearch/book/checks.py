@@ -222,3 +222,41 @@ def hidden_bindings(cells: Iterable[dict]) -> list[str]:
         for name in bound:
             first.setdefault(name, (n, hidden))
     return out
+
+
+# --- the LaTeX the PDF's tables need ------------------------------------------------------------
+
+#: Packages Quarto's own PDF template loads for any table (Quarto docs, "PDF Basics"; its
+#: tables partial): the preamble need not declare them.
+QUARTO_TABLE_PACKAGES = frozenset({"longtable", "booktabs"})
+
+
+def table_latex_packages(html: str) -> set[str]:
+    """The LaTeX packages Pandoc's LaTeX writer needs for the ``<table>`` elements of an HTML output.
+
+    Every table: ``longtable`` and ``booktabs`` (Quarto loads them), ``array``
+    (``\\arraybackslash`` in column specs) and ``calc`` (``\\real{}`` widths).
+    A cell spanning rows (``rowspan`` > 1, as pandas writes for a MultiIndex)
+    becomes ``\\multirow``, so ``multirow`` too. A cell spanning columns is
+    ``\\multicolumn``, core LaTeX.
+
+    Args:
+        html: an output's ``text/html`` (a DataFrame's ``_repr_html_``).
+
+    Returns:
+        Package names; empty when the HTML holds no table.
+    """
+    if "<table" not in html:
+        return set()
+    need = set(QUARTO_TABLE_PACKAGES) | {"array", "calc"}
+    if re.search(r"""rowspan\s*=\s*["']?([2-9]|[1-9]\d+)""", html):
+        need.add("multirow")
+    return need
+
+
+def preamble_packages(header: str) -> set[str]:
+    """The package names a LaTeX preamble loads with ``\\usepackage[...]{a,b}`` or ``\\RequirePackage``."""
+    names: set[str] = set()
+    for group in re.findall(r"\\(?:usepackage|RequirePackage)\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", header):
+        names |= {n.strip() for n in group.split(",") if n.strip()}
+    return names

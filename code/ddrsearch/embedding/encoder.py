@@ -411,6 +411,21 @@ class Embedder:
         self.__dict__["_onnx"] = encoder
         return encoder
 
+    def clear_query_cache(self) -> int:
+        """Forget the query vectors :meth:`encode_query` keeps in memory, so the next query runs the model.
+
+        For timing or profiling a search with the model's work included (a
+        repeated question is otherwise answered from memory). The disk cache of
+        passage vectors is not touched.
+
+        Returns:
+            The number of query vectors forgotten.
+        """
+        cache = self.__dict__.get("_query_cache", {})
+        n = len(cache)
+        cache.clear()
+        return n
+
     def count_word_pieces(self, texts: Sequence[str]) -> list[int]:
         """Number of word pieces the model's tokenizer makes of each text.
 
