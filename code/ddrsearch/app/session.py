@@ -330,11 +330,11 @@ class SearchSession:
         return row_crop(self.by_name[report], row, words, zoom=zoom)
 
 
-def _disk_index(corpus, folder, paths, reports, archive=None):
-    """The default pipeline from the index on disk (``ddrsearch index build``) when it is current.
+def _disk_index(corpus, folder, paths, archive=None):
+    """The index on disk (``ddrsearch index build``) when it is current, else ``None``, with a note.
 
-    Returns ``(retriever, note)``: the index's retriever and ``""``; or
-    ``None`` (build in memory) and ``""`` when there is no index; or ``None``
+    Returns ``(index, note)``: the opened :class:`~ddrsearch.stores.disk_index.SearchIndex`
+    and ``""``; or ``None`` (build in memory) and ``""`` when there is no index; or ``None``
     and a sentence saying why the index is stale or damaged and how to rebuild it
     (:func:`ddrsearch.stores.disk_index.check_index` decides, as for the command line).
     """
@@ -348,10 +348,7 @@ def _disk_index(corpus, folder, paths, reports, archive=None):
     if check.reasons:
         return None, (f"The index on disk ({where}) is stale: {'; '.join(check.reasons[:3])}. Rebuild it with: "
                       f"{rebuild} (this page searches the PDFs without it meanwhile).")
-    if check.index is None:
-        return None, ""
-    check.index.retriever.attach_reports(reports)
-    return check.index.retriever, ""
+    return check.index, ""
 
 
 def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None, *,
@@ -380,17 +377,23 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
         except OSError as exc:
             raise DataNotFoundError(f"The folder {where} cannot be read ({exc.strerror or exc}); "
                                     "check its permissions or give another folder.") from None
-        reports = load_archive(where)
-        source, base = f"folder {where} ({len(reports)} reports)", where
+        base = where
     else:
         paths = corpus_paths(corpus, archive)
-        reports = read_reports(paths)
-        n = len(reports)
-        source = f"the ten-report sample ({n} reports)" if corpus == "sample" else f"the archive ({n} reports)"
         base = None
-    retriever, index_note = _disk_index(corpus, folder, paths, reports, archive if folder is None else None)
-    if retriever is None:
+    index, index_note = _disk_index(corpus, folder, paths, archive if folder is None else None) \
+        if paths else (None, "")
+    reports = index.load_reports() if index is not None else None
+    if reports is not None:  # a current index with the reports' records: no PDF is read
+        retriever = index.retriever.attach_reports(reports)
+    else:
+        reports = load_archive(base) if folder is not None else read_reports(paths)
         retriever = build_retriever("hybrid", reports)
+    n = len(reports)
+    if folder is not None:
+        source = f"folder {base} ({n} reports)"
+    else:
+        source = f"the ten-report sample ({n} reports)" if corpus == "sample" else f"the archive ({n} reports)"
     with query_threads():
         # one search now loads the embedding model and builds what the pipeline builds at its first
         # question (the tuned pipeline's structured index and IDF table), so no question waits for them

@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+from ddrsearch.cli.index import add_index_options
 from ddrsearch.cli.outputs import unwritable_csv
 
 __all__ = ["add_answer_parsers"]
@@ -22,20 +23,26 @@ _ROW_ID = re.compile(r"([DC])(\d{1,3})-R(\d{1,3})", re.IGNORECASE)
 def _cmd_ask(args: argparse.Namespace) -> int:
     from ddrsearch.answers.answerer import Answerer
     from ddrsearch.answers.generation import GenerationError, build_prompt, chat, check_citations, llm_config
+    from ddrsearch.cli.index import current_index
     from ddrsearch.data.folders import corpus_paths
     from ddrsearch.reading.report import load_archive, read_reports
 
-    if args.dir is not None:  # your own reports, read as `ddrsearch search --dir` reads them
-        reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
-        for r in reports:
-            for item in r.review:
-                print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)
+    if args.ocr is not None and args.dir is None:
+        print("ddrsearch ask: --ocr applies to --dir (your own reports) only", file=sys.stderr)
+        return 2
+    index = None if args.no_index or args.ocr is not None else current_index(args)
+    reports = index.load_reports() if index is not None else None
+    if reports is not None:  # the index is current and holds the reports' records: no PDF is read
+        answerer = Answerer(reports, index.retriever.attach_reports(reports))
     else:
-        if args.ocr is not None:
-            print("ddrsearch ask: --ocr applies to --dir (your own reports) only", file=sys.stderr)
-            return 2
-        reports = read_reports(corpus_paths(args.corpus, args.archive))
-    answerer = Answerer(reports)
+        if args.dir is not None:  # your own reports, read as `ddrsearch search --dir` reads them
+            reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
+            for r in reports:
+                for item in r.review:
+                    print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)
+        else:
+            reports = read_reports(corpus_paths(args.corpus, args.archive))
+        answerer = Answerer(reports)
     card = answerer.ask(args.question, k=args.k)
     print(card.to_text())
     from ddrsearch.text.spelling import spelling_notes
@@ -115,7 +122,8 @@ def add_answer_parsers(sub) -> None:
             "with report, date, FROM-TO, page and row id (D038-r08), grouped by report; 'when' questions ordered by "
             "date (latest first for 'last', earliest for 'first'). 'Not found in these reports' when no row is strong "
             "enough. With DDRSEARCH_LLM_URL (and DDRSEARCH_LLM_MODEL) set, an OpenAI-compatible endpoint also writes "
-            "an answer citing the row ids, and every sentence's citations are checked."
+            "an answer citing the row ids, and every sentence's citations are checked. With a current index "
+            "(ddrsearch index build) the answer comes from it, without reading the PDFs."
         ),
     )
     p.add_argument("question", help='the question, in quotes, e.g. "when did we last get stuck?"')
@@ -127,6 +135,7 @@ def add_answer_parsers(sub) -> None:
                    help="answer from every PDF in FOLDER (your own reports; no manifest needed) instead of --corpus")
     p.add_argument("--ocr", choices=("auto", "rapidocr", "tesseract"), default=None,
                    help="with --dir: OCR pages without a text layer (scanned reports)")
+    add_index_options(p, search=True)
     p.set_defaults(func=_cmd_ask)
 
     p = sub.add_parser(

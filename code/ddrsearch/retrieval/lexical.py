@@ -168,6 +168,11 @@ class BM25Retriever(Retriever):
         self._bm25.index(tokens, show_progress=False)
 
     @property
+    def engine(self):
+        """The ``bm25s.BM25`` index itself (its arrays and vocabulary), for sizes and reference checks."""
+        return self._bm25
+
+    @property
     def vocabulary(self) -> frozenset[str]:
         """Every term of the indexed passages, as :attr:`tokenize` writes them."""
         return frozenset(self._vocab)

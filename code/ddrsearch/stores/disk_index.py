@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import inspect
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -45,6 +46,7 @@ from ddrsearch.embedding.model import resolve_model
 from ddrsearch.errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
 from ddrsearch.hashing import sha256_file, text_sha256
 from ddrsearch.reading.names import short_name
+from ddrsearch.reading.records import report_from_record, report_record
 from ddrsearch.reading.report import Report, check_duplicates, read_reports, sort_reports
 from ddrsearch.retrieval.chunking import DEFAULT_LIMIT, operation_chunks
 from ddrsearch.retrieval.dense import DenseRetriever
@@ -213,12 +215,17 @@ class AddResult:
         return "; ".join(parts) + f" ({self.seconds:.1f} s)"
 
 
+#: The file of a generation that holds the indexed reports' records (:mod:`ddrsearch.reading.records`).
+REPORTS_FILE = "reports.json"
+
+
 def _write(index_dir, entries: list[dict], passages, vectors, bm25, header_extra: dict, *,
-           parent: str | None = None) -> Generation:
+           parent: str | None = None, records: list[dict] | None = None) -> Generation:
     header = {"ddrsearch_version": __version__, **header_extra, "reports": entries,
               "n_passages": len(passages), "dim": int(vectors.shape[1]),
               "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
-    return write_generation(index_dir, header, passages, vectors, bm25, parent=parent)
+    extra = {REPORTS_FILE: json.dumps(records, ensure_ascii=False).encode("utf-8")} if records is not None else None
+    return write_generation(index_dir, header, passages, vectors, bm25, parent=parent, extra=extra)
 
 
 def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = None,
@@ -252,7 +259,8 @@ def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = No
     return _write(index_dir, entries, retriever.passages, retriever.dense.matrix, retriever.bm25,
                   {"source": source or {}, "settings": _settings(retriever), "code": code_fingerprint(),
                    "model": _model_record(retriever.dense.embedder),
-                   "structured": StructuredIndex(reports).to_records()})
+                   "structured": StructuredIndex(reports).to_records()},
+                  records=[report_record(r) for r in reports])
 
 
 def _model_record(embedder: Embedder) -> dict:
@@ -452,10 +460,16 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     kept = [rec for rec in header.get("structured", []) if rec["report"] in {e["file_name"] for e in keep}]
     structured = sorted(kept + StructuredIndex(new_reports).to_records(),
                         key=lambda rec: (rec["date"], rec["report"]))
+    old_records = generation.json_file(REPORTS_FILE)
+    records = None  # an index written without the reports' records stays without them (ask then reads the PDFs)
+    if old_records is not None:
+        by_name = {rec["file_name"]: rec for rec in old_records if rec.get("file_name") in entries}
+        by_name.update({r.file_name: report_record(r) for r in new_reports})
+        records = [by_name[n] for n in order if n in by_name]
     return _write(index_dir, [entries[n] for n in order], passages, vectors, new.bm25,
                   {"source": header.get("source", {}), "settings": _settings(new),
                    "code": code_fingerprint(), "model": _model_record(embedder),
-                   "structured": structured}, parent=generation.folder.name)
+                   "structured": structured}, parent=generation.folder.name, records=records)
 
 
 @dataclass
@@ -480,6 +494,23 @@ class SearchIndex:
     def reports(self) -> list[dict]:
         """One dict per indexed report (file_name, short, report_date, sha256, path, passages, ...)."""
         return self.header["reports"]
+
+    def load_reports(self) -> list[Report] | None:
+        """The indexed reports, rebuilt from their records (no PDF is read); ``None`` for an index without them.
+
+        Each report's ``path`` is where it was indexed; its PDF is opened only
+        to draw a crop (:func:`ddrsearch.answers.sources.row_crop`).
+
+        Raises:
+            SearchIndexError: the records are damaged (the message names the file and says to rebuild).
+        """
+        records = self.generation.json_file(REPORTS_FILE)
+        if records is None:
+            return None
+        try:
+            return [report_from_record(rec) for rec in records]
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise damaged(self.folder, self.generation.folder / REPORTS_FILE, exc) from None
 
     def search(self, query: str, k: int = 10, *, weight: float | None = None) -> list[Hit]:
         """Search the index like :meth:`ddrsearch.retrieval.base.Retriever.search` (``weight``: another dense weight)."""

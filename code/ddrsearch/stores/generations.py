@@ -41,7 +41,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +110,22 @@ class Generation:
         except SearchIndexError:
             raise
         except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise damaged(self.folder.parent, path, exc) from None
+
+    def json_file(self, name: str):
+        """The parsed JSON file ``name`` of this generation (an ``extra`` file of :func:`write_generation`), or
+        ``None`` when the generation has none.
+
+        Raises:
+            SearchIndexError: the file is there but cannot be read (the message names it and says to rebuild).
+        """
+        path = self.folder / name
+        if not path.is_file():
+            return None
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return json.load(fh)
+        except (OSError, ValueError) as exc:
             raise damaged(self.folder.parent, path, exc) from None
 
     def size_bytes(self) -> int:
@@ -314,6 +330,7 @@ def index_lock(index_dir: str | os.PathLike, *, timeout: float | None = None,
 
 def _bytes_needed(passages_json: bytes, vectors: np.ndarray, bm25, header: dict) -> int:
     """Bytes a generation will take: the passages, the vectors, BM25's arrays and vocabulary, the header."""
+    bm25 = getattr(bm25, "engine", bm25)  # a BM25Retriever: its bm25s index
     scores = getattr(bm25, "scores", None)
     arrays = sum(int(getattr(v, "nbytes", 0)) for v in scores.values()) if isinstance(scores, dict) else 0
     vocab = getattr(bm25, "vocab_dict", None) or {}
@@ -344,7 +361,7 @@ def _disk_full(exc: OSError, index_dir: Path, needed: int) -> bool:
 
 
 def write_generation(index_dir: str | os.PathLike, header: dict, passages: list[Passage], vectors: np.ndarray,
-                     bm25, *, parent: str | None = None) -> Generation:
+                     bm25, *, parent: str | None = None, extra: Mapping[str, bytes] | None = None) -> Generation:
     """Write a complete new generation beside the current one, then make it current, holding the index lock.
 
     Args:
@@ -355,6 +372,8 @@ def write_generation(index_dir: str | os.PathLike, header: dict, passages: list[
         bm25: a ``bm25s.BM25`` indexed over the same passages in the same order.
         parent: the folder name of the generation this one was built on
             (``None``: it replaces whatever is current, as a full build does).
+        extra: more files of the generation, name -> bytes (``reports.json``,
+            the reports' records); each name a plain file name.
 
     Returns:
         The new :class:`Generation`.
@@ -385,7 +404,11 @@ def write_generation(index_dir: str | os.PathLike, header: dict, passages: list[
         header = {**header, "format": FORMAT, "generation": number}
         passages_json = json.dumps([_passage_record(p) for p in passages], ensure_ascii=False).encode("utf-8")
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        needed = _bytes_needed(passages_json, vectors, bm25, header)
+        extra = dict(extra or {})
+        bad = [n for n in extra if n != Path(n).name or n in ("header.json", "passages.json", "vectors.npy", "bm25")]
+        if bad:
+            raise SearchIndexError(f"extra index files must have plain names of their own, not {bad}")
+        needed = _bytes_needed(passages_json, vectors, bm25, header) + sum(len(b) for b in extra.values())
         try:
             if shutil.disk_usage(index_dir).free < needed:
                 raise _no_space(index_dir, needed)
@@ -393,7 +416,7 @@ def write_generation(index_dir: str | os.PathLike, header: dict, passages: list[
             pass  # no free-space figure here: the writes below say it if the disk fills
         folder.mkdir()
         try:
-            _write_generation_files(folder, header, passages_json, vectors, bm25)
+            _write_generation_files(folder, header, passages_json, vectors, bm25, extra)
         except BaseException as exc:
             shutil.rmtree(folder, ignore_errors=True)
             if isinstance(exc, OSError) and _disk_full(exc, index_dir, needed):
@@ -417,12 +440,14 @@ def write_generation(index_dir: str | os.PathLike, header: dict, passages: list[
         return Generation(folder, header)
 
 
-def _write_generation_files(folder: Path, header: dict, passages_json: bytes, vectors: np.ndarray, bm25) -> None:
+def _write_generation_files(folder: Path, header: dict, passages_json: bytes, vectors: np.ndarray, bm25,
+                            extra: Mapping[str, bytes] | None = None) -> None:
     """The files of one generation, each flushed to disk; ``header.json`` last (a folder with a header is complete)."""
-    with open(folder / "passages.json", "wb") as fh:
-        fh.write(passages_json)
-        fh.flush()
-        os.fsync(fh.fileno())
+    for name, data in {"passages.json": passages_json, **(extra or {})}.items():
+        with open(folder / name, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
     with open(folder / "vectors.npy", "wb") as fh:
         np.save(fh, vectors, allow_pickle=False)
         fh.flush()
