@@ -351,12 +351,8 @@ class Answerer:
         A term no passage holds gets the largest IDF: the question asks for
         something the reports never write, and that weighs against an answer.
         """
-        if self._df is None:
-            df: dict[str, int] = {}
-            for p in self.retriever.passages:
-                for t in self._terms(p.indexed_text):
-                    df[t] = df.get(t, 0) + 1
-            self._df = df
+        if self._df is None:  # the BM25 leg's own counts: the passages' terms as it tokenized them
+            self._df = self.retriever.bm25.document_frequencies()
         n, d = len(self.retriever.passages), self._df.get(term, 0)
         return math.log(1 + (n - d + 0.5) / (d + 0.5))
 

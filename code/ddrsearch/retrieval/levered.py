@@ -458,11 +458,8 @@ class TunedHybridRetriever(Retriever):
         """Lucene IDF of every BM25 term over the passages, computed once."""
         idf = self.__dict__.get("_idf_cache")
         if idf is None:
-            df: Counter = Counter()
-            for p in self.passages:
-                df.update(set(self.bm25.tokenize(p.indexed_text)))
             n = len(self.passages)
-            idf = {t: float(np.log(1 + (n - c + 0.5) / (c + 0.5))) for t, c in df.items()}
+            idf = {t: float(np.log(1 + (n - c + 0.5) / (c + 0.5))) for t, c in self.bm25.document_frequencies().items()}
             self._idf_cache = idf
         return idf
 

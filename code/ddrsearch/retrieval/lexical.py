@@ -166,6 +166,7 @@ class BM25Retriever(Retriever):
             )
         self._bm25 = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         self._bm25.index(tokens, show_progress=False)
+        self.__dict__.pop("_df", None)
 
     @property
     def engine(self):
@@ -176,6 +177,14 @@ class BM25Retriever(Retriever):
     def vocabulary(self) -> frozenset[str]:
         """Every term of the indexed passages, as :attr:`tokenize` writes them."""
         return frozenset(self._vocab)
+
+    def document_frequencies(self) -> dict[str, int]:
+        """Passages holding each indexed term (its document frequency), read from the index (no re-tokenizing)."""
+        if "_df" not in self.__dict__:
+            indptr = np.asarray(self._bm25.scores["indptr"])
+            counts = np.diff(indptr)
+            self._df = {t: int(counts[i]) for t, i in self._bm25.vocab_dict.items() if i < len(counts) and t}
+        return self._df
 
     def term_scores(self, term: str) -> np.ndarray:
         """BM25 score of every passage for the one term ``term``, shape ``(n passages,)`` (0 where it is absent)."""
@@ -205,6 +214,7 @@ class BM25Retriever(Retriever):
         bm25s = import_quietly("bm25s")
         self._bm25 = bm25s.BM25.load(folder, allow_pickle=False, show_progress=False, mmap=False)
         self._vocab = set(self._bm25.vocab_dict)
+        self.__dict__.pop("_df", None)
         self.passages = list(passages)
         return self
 

@@ -14,9 +14,14 @@ relations", SIGIR 1994, with the relations written for this field).
 
 from __future__ import annotations
 
+import contextlib
+import os
+from pathlib import Path
+
 import numpy as np
 
 from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.hashing import text_sha256
 from ddrsearch.text.lexicon import Lexicon, LexiconEntry, default_lexicon
 
 __all__ = ["LexiconMatcher"]
@@ -39,8 +44,29 @@ class LexiconMatcher:
             for text in entry.texts:
                 texts.append(text)
                 owner.append(i)
-        self.matrix = embedder.encode(texts)  # (n texts, 384), unit vectors
+        self.matrix = self._vectors(texts)  # (n texts, 384), unit vectors
         self.owner = np.asarray(owner, dtype=np.int64)
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        """The texts' vectors, kept as one ``.npy`` in the embedding cache (one file, not one per text)."""
+        cache = self.embedder.cache_dir
+        if cache is None:
+            return self.embedder.encode(texts)
+        key = text_sha256(self.embedder.source.key + "\n" + "\n".join(texts))[:24]
+        path = Path(cache) / f"lexicon-{key}.npy"
+        if path.is_file():
+            with contextlib.suppress(OSError, ValueError):
+                matrix = np.load(path, allow_pickle=False)
+                if matrix.shape[0] == len(texts):
+                    return matrix
+        matrix = self.embedder.encode(texts)
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                np.save(fh, matrix, allow_pickle=False)
+            os.replace(tmp, path)
+        return matrix
 
     def similarities(self, question: str) -> np.ndarray:
         """Each entry's best cosine similarity to ``question`` over its definition and plain phrasings, shape ``(n entries,)``."""
