@@ -54,3 +54,23 @@ def test_check_answer_says_right_or_not_yet_without_giving_the_answer(capsys):
     assert all(v.startswith(e) for v, e in zip(verdicts, expected, strict=True)), verdicts
     assert all(v == "right" or v.startswith("not") for v in verdicts)
     assert not any("0.4" in line for line in out)  # the expected value is never shown
+
+
+def test_no_visible_cell_reads_a_name_bound_only_in_a_hidden_cell():
+    """The reader sees every line a visible cell depends on (a hidden cell's names are bound again where shown)."""
+    import json
+
+    from ddrsearch.book.checks import hidden_bindings
+
+    chapters = sorted((Path(__file__).resolve().parents[2] / "chapters").glob("*.ipynb"))
+    found = {p.name: hidden_bindings(json.loads(p.read_text(encoding="utf-8"))["cells"]) for p in chapters}
+    assert not {name: cases for name, cases in found.items() if cases}
+
+
+def test_hidden_bindings_names_the_cell_and_exempts_an_exercise_check():
+    from ddrsearch.book.checks import hidden_bindings
+
+    cells = [{"cell_type": "code", "source": "#| echo: false\nsecret = 41 + 1\nfound = 3"},
+             {"cell_type": "code", "source": "print(found)\nf = lambda m: m\n"},
+             {"cell_type": "code", "source": 'check_answer("Exercise 1.1", mine, secret)'}]
+    assert hidden_bindings(cells) == ["cell 1 reads found, bound in hidden cell 0"]

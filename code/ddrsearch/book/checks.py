@@ -187,9 +187,16 @@ def _bound_and_read(source: str) -> tuple[set[str], set[str]]:
     except SyntaxError:
         return set(), set()
     bound, read = set(), set()
+    exempt = set()  # the expected value of an exercise check: hidden from the reader on purpose
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "check_answer":
+            expected = node.args[2:3] + [k.value for k in node.keywords if k.arg == "expected"]
+            exempt.update(id(n) for e in expected for n in ast.walk(e))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and id(node) not in exempt:
             (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -205,6 +212,8 @@ def hidden_bindings(cells: Iterable[dict]) -> list[str]:
 
     Returns:
         ``"cell N reads NAME, bound in hidden cell M"`` for each case, in order.
+        The expected value of an exercise's :func:`check_answer` is exempt:
+        it is kept out of the reader's sight on purpose.
     """
     first: dict[str, tuple[int, bool]] = {}  # name -> (cell, hidden) where it was first bound
     out = []
