@@ -141,8 +141,8 @@ def test_an_image_only_pdf_in_dir_says_to_use_the_ocr_option(tmp_path, archive_f
     doc = pymupdf.open()
     doc.new_page()
     doc.save(tmp_path / "scan.pdf")
-    assert main(["search", "stuck", "--dir", str(tmp_path), "--method", "bm25"]) == 1
-    assert "--ocr" in capsys.readouterr().err
+    assert main(["search", "stuck", "--dir", str(tmp_path), "--method", "bm25"]) == 0  # issue 26: the rest searched
+    assert "scan.pdf skipped" in (err := capsys.readouterr().err) and "--ocr" in err
 
 
 def test_eval_out_ending_in_a_slash_is_not_written_as_a_file_without_extension(tmp_path, archive_folder, capsys):

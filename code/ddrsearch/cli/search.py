@@ -50,9 +50,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
     from ddrsearch.data.folders import corpus_paths
     from ddrsearch.reading.names import short_name
     from ddrsearch.reading.report import load_archive, read_reports
+    from ddrsearch.retrieval.base import cut_query
     from ddrsearch.retrieval.matching import excerpt
     from ddrsearch.retrieval.pipeline import build_retriever
 
+    args.query, cut = cut_query(args.query)  # a question over DDRSEARCH_MAX_QUESTION_WORDS words is cut
+    if cut:
+        print(f"note: {cut}", file=sys.stderr)
     options = {}
     if args.method in ("keyword", "bm25"):
         options["expand"] = args.expand
@@ -81,7 +85,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         cut = _excerpt_options(index.retriever)
     else:
         if args.dir is not None:
-            reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
+            reports = load_archive(args.dir, ocr=args.ocr, on_error="skip")  # a refused file: one line, the rest searched
             for r in reports:
                 for item in r.review:
                     print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)

@@ -59,6 +59,7 @@ from dataclasses import replace
 import numpy as np
 
 from ddrsearch.errors import QueryError
+from ddrsearch.retrieval.base import check_query, limited_query
 from ddrsearch.retrieval.hybrid import HybridRetriever
 from ddrsearch.retrieval.passages import Hit
 from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row
@@ -374,7 +375,7 @@ class TunedHybridRetriever(HybridRetriever):
     def search(self, query: str, k: int = 10) -> list[Hit]:
         self._memo = {}
         try:
-            return self._search(query, k)
+            return self._search(limited_query(check_query(query)), k)  # cut once: every step sees the same words
         finally:
             self._memo = None
 
