@@ -60,6 +60,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
     options = {}
     if args.method in ("keyword", "bm25"):
         options["expand"] = args.expand
+        if args.expand:  # the asker's shorthand the reports never print (L/D, POOH): spelled out like P/U
+            from ddrsearch.text.rewriting import spell_out_asker_shorthand
+
+            args.query, spelled = spell_out_asker_shorthand(args.query)
+            for abbreviation, expansion in spelled:
+                print(f"note: {abbreviation.upper()} searched as {expansion!r} (the reports never print it)",
+                      file=sys.stderr)
     elif args.expand:
         print(f"ddrsearch search: --expand applies to keyword and bm25, not {args.method}", file=sys.stderr)
         return 2
