@@ -219,6 +219,14 @@ class SchemaVersionError(PostgresError):
     """A collection's tables were written by another version of the package."""
 
 
+class VectorDimensionError(PostgresError, ValueError):
+    """The embedding model's vectors have another length than the collection's (names the model and both lengths)."""
+
+
+class ConnectionLostError(PostgresError, ConnectionError):
+    """The connection to the PostgreSQL server broke during an operation (names the server; a retry reconnects)."""
+
+
 class EmbeddedServerError(PostgresError):
     """The embedded server (PyPI package ``pgserver``) is missing or cannot start."""
 
