@@ -64,6 +64,7 @@ bench: data
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_retrievers.py
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_index.py
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_postgres.py --scales 1,10,100
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_hostile.py
 
 clean:
 	rm -rf _book _preview _render .quarto .pytest_cache .hypothesis

@@ -70,6 +70,20 @@ class EncryptedPDFError(ReportError, PermissionError):
     """The PDF is encrypted with a password, so its text cannot be read."""
 
 
+class ReportTooLargeError(ReportError, ValueError):
+    """A PDF is over one of the reader's limits (pages, drawing instructions or text on a page).
+
+    The message names the file, the limit and the ``DDRSEARCH_*`` setting that raises it.
+
+    Attributes:
+        setting: the setting that raises the limit, e.g. ``DDRSEARCH_MAX_PAGES``.
+    """
+
+    def __init__(self, message: str, path=None, setting: str = ""):
+        super().__init__(message, path)
+        self.setting = setting
+
+
 class NoTextLayerError(ReportError, ValueError):
     """The PDF has pages but no text layer (a scanned or image-only report); it needs OCR first."""
 
@@ -205,6 +219,14 @@ class SchemaVersionError(PostgresError):
     """A collection's tables were written by another version of the package."""
 
 
+class VectorDimensionError(PostgresError, ValueError):
+    """The embedding model's vectors have another length than the collection's (names the model and both lengths)."""
+
+
+class ConnectionLostError(PostgresError, ConnectionError):
+    """The connection to the PostgreSQL server broke during an operation (names the server; a retry reconnects)."""
+
+
 class EmbeddedServerError(PostgresError):
     """The embedded server (PyPI package ``pgserver``) is missing or cannot start."""
 
@@ -252,6 +274,10 @@ class QueryEncoderWarning(UserWarning):
 
 class CacheWarning(UserWarning):
     """A cache entry was unreadable or malformed and has been recomputed (a warning, not an error)."""
+
+
+class QueryCutWarning(UserWarning):
+    """A question longer than ``DDRSEARCH_MAX_QUESTION_WORDS`` words was cut to that many before searching."""
 
 
 class FolderWarning(UserWarning):

@@ -190,7 +190,7 @@ def test_a_generated_answer_is_shown_with_its_citations_checked(sample_page, mon
         at = ask(sample_page, "packers failed to set")
         assert at.button(key="generate").label == "Write an answer with test-model (citations checked)"
         at = at.button(key="generate").click().run()
-        assert "> The packers did not set on 2020-12-07. [D049-r05]" in texts(at, "markdown")
+        assert texts(at, "text") == ["The packers did not set on 2020-12-07. [D049-r05]"]  # plain text (issue 26)
         assert at.success[0].value == "All 1 sentence(s) cite rows that were in the prompt."
         srv.answer = "The packers did not set. [D049-r05] The crew then drilled ahead. [D001-r01]"
         at = at.button(key="generate").click().run()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ddrsearch.book.checks import CODE_WIDTH, HIDDEN_PROSE_WORDS, TABLE_WIDTH, hidden_prose, pdf_overflows
 
 

@@ -56,7 +56,7 @@ import numpy as np
 from ddrsearch.errors import CitationError, QueryError
 from ddrsearch.reading.names import resolve_row_id, row_id, short_name
 from ddrsearch.reading.report import Report
-from ddrsearch.retrieval.base import check_query
+from ddrsearch.retrieval.base import check_query, cut_query
 from ddrsearch.retrieval.structured import asked_depths
 
 __all__ = [
@@ -581,7 +581,9 @@ class Answerer:
             report's rows printing the depth, whatever their support, and
             says so in ``note``. A question naming a date (``2020-12-25`` or
             ``12/25/2020``) looks only at that day's report and, when the day
-            has no report, says so in ``note`` and is not found.
+            has no report, says so in ``note`` and is not found. A question
+            longer than ``DDRSEARCH_MAX_QUESTION_WORDS`` words (100) is cut to
+            that many and ``note`` says so (:func:`ddrsearch.retrieval.base.cut_query`).
 
         Raises:
             QueryError: the question is empty, or has nothing to search once
@@ -592,6 +594,13 @@ class Answerer:
         check_query(question)
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
+        question, cut = cut_query(question)  # a question over DDRSEARCH_MAX_QUESTION_WORDS words is cut
+        card = self._ask(question, k)
+        if cut:
+            card = dataclasses.replace(card, note=f"{cut[0].upper()}{cut[1:]}. {card.note}".strip())
+        return card
+
+    def _ask(self, question: str, k: int) -> AnswerCard:
         words = search_words(question)
         if not self._terms(words):
             if question_date(question) is not None:

@@ -55,7 +55,37 @@ from ddrsearch.retrieval.levered import TunedHybridRetriever
 from ddrsearch.retrieval.matching import matched_words
 from ddrsearch.retrieval.pipeline import build_retriever
 
-__all__ = ["METHODS", "QUERY_THREADS", "Explanation", "LegRow", "ResultRow", "SearchSession", "load_search", "query_threads"]
+__all__ = ["METHODS", "QUERY_THREADS", "Explanation", "LegRow", "ResultRow", "SearchSession", "inert", "load_search",
+           "query_threads"]
+
+#: What could start Markdown, HTML or Streamlit markup inside a line: links and images (``[ ]``), raw HTML and
+#: entities (``< > &``), code (`````), emphasis and strikethrough (``*``, ``~``, an ``_`` at a word's edge), math
+#: (``$``), tables (``|``), escapes (``\\``), Streamlit's ``:red[...]``, ``:material/...:`` and emoji (a ``:`` before a
+#: letter), and autolinks (``http://``: a ``:`` before ``/``; ``www.``; ``name@host``).
+_MARKUP = re.compile(r"[\\`*\[\]<>&|~$]|:(?=[A-Za-z/])|(?<![^\W_])_|_(?![^\W_])|(?<=[Ww]{3})\."
+                     r"|(?<=[A-Za-z0-9._+\-])@(?=[A-Za-z0-9])")
+#: What opens a block at the start of a line: lists, quotes, headings, rules, ordered lists (``1.``), tables.
+_LINE_START = re.compile(r"^([ \t]*)([-+=>#.)_]|\d+[.)])", re.MULTILINE)
+
+
+def inert(text: str) -> str:
+    """``text`` made inert for Streamlit's Markdown (``st.markdown``, ``st.caption``, ``st.info``, ...): shown as is.
+
+    Text from reports, models, file names and questions is data: every
+    character that could start markup (an image ``![p](url)``, a link, raw
+    HTML ``<img src=...>``, an autolink ``http://...`` or ``www.``, emphasis,
+    Streamlit's ``:red[...]``) becomes a numeric HTML character reference
+    (``[`` -> ``&#91;``), which Markdown shows as the character itself, in
+    text and inside HTML alike. Control characters are removed
+    (:func:`ddrsearch.answers.generation.strip_controls`); newlines are kept.
+
+    >>> inert("![p](http://127.0.0.1:1/x.png) <img src=x>")
+    '!&#91;p&#93;(http&#58;//127.0.0.1:1/x.png) &#60;img src=x&#62;'
+    """
+    from ddrsearch.answers.generation import strip_controls
+
+    text = _MARKUP.sub(lambda m: f"&#{ord(m.group(0))};", strip_controls(text))
+    return _LINE_START.sub(lambda m: m.group(1) + "".join(f"&#{ord(c)};" for c in m.group(2)), text)
 
 #: Method key -> what the page calls it.
 METHODS: dict[str, str] = {

@@ -26,7 +26,11 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     from ddrsearch.cli.index import current_index
     from ddrsearch.data.folders import corpus_paths
     from ddrsearch.reading.report import load_archive, read_reports
+    from ddrsearch.retrieval.base import cut_query
 
+    args.question, cut = cut_query(args.question)  # a question over DDRSEARCH_MAX_QUESTION_WORDS words is cut
+    if cut:
+        print(f"note: {cut}", file=sys.stderr)
     if args.ocr is not None and args.dir is None:
         print("ddrsearch ask: --ocr applies to --dir (your own reports) only", file=sys.stderr)
         return 2
@@ -36,7 +40,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         answerer = Answerer(reports, index.retriever.attach_reports(reports))
     else:
         if args.dir is not None:  # your own reports, read as `ddrsearch search --dir` reads them
-            reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
+            reports = load_archive(args.dir, ocr=args.ocr, on_error="skip")  # a refused file: one line, the rest searched
             for r in reports:
                 for item in r.review:
                     print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)
@@ -75,7 +79,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from ddrsearch.text.tokenizer import tokenize
 
     if args.dir is not None:  # your own reports, as ask --dir reads them: the row ids it printed
-        reports = load_archive(args.dir, on_error="collect")
+        reports = load_archive(args.dir, on_error="skip")
     else:
         reports = read_reports(corpus_paths("archive", args.archive))
     rid = _ROW_ID.fullmatch(args.report.strip())

@@ -23,11 +23,22 @@ def _cmd_search(args: argparse.Namespace) -> int:
     from ddrsearch.data.folders import corpus_paths
     from ddrsearch.reading.names import short_name
     from ddrsearch.reading.report import load_archive, read_reports
+    from ddrsearch.retrieval.base import cut_query
     from ddrsearch.retrieval.pipeline import build_retriever
 
+    args.query, cut = cut_query(args.query)  # a question over DDRSEARCH_MAX_QUESTION_WORDS words is cut
+    if cut:
+        print(f"note: {cut}", file=sys.stderr)
     options = {}
     if args.method in ("keyword", "bm25"):
         options["expand"] = args.expand
+        if args.expand:  # the asker's shorthand the reports never print (L/D, POOH): spelled out like P/U
+            from ddrsearch.text.rewriting import spell_out_asker_shorthand
+
+            args.query, spelled = spell_out_asker_shorthand(args.query)
+            for abbreviation, expansion in spelled:
+                print(f"note: {abbreviation.upper()} searched as {expansion!r} (the reports never print it)",
+                      file=sys.stderr)
     elif args.expand:
         print(f"ddrsearch search: --expand applies to keyword and bm25, not {args.method}", file=sys.stderr)
         return 2
@@ -53,7 +64,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         retriever = index.retriever
     else:
         if args.dir is not None:
-            reports = load_archive(args.dir, ocr=args.ocr, on_error="collect")
+            reports = load_archive(args.dir, ocr=args.ocr, on_error="skip")  # a refused file: one line, the rest searched
             for r in reports:
                 for item in r.review:
                     print(f"review {r.file_name}, {item}: not indexed", file=sys.stderr)

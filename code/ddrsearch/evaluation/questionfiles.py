@@ -45,6 +45,7 @@ from typing import Any
 
 import yaml
 
+from ddrsearch import settings
 from ddrsearch.data.folders import FETCH_COMMAND, archive_dir, datasets_dir
 from ddrsearch.data.manifest import load_manifest
 from ddrsearch.errors import DataNotFoundError, QuestionSetError, ReportError
@@ -102,10 +103,30 @@ class _Map(dict):
     line: int | None = None
 
 
+#: Default largest question file read, in bytes (``DDRSEARCH_MAX_QUESTION_FILE_BYTES`` changes it).
+MAX_FILE_BYTES = 5_000_000
+
+
+class _AliasRefused(yaml.YAMLError):
+    """A YAML anchor or alias: refused, so a small file cannot expand into gigabytes ("billion laughs")."""
+
+    def __init__(self, line: int, what: str):
+        super().__init__(f"line {line}: YAML {what} are not allowed in a question file (write each value out)")
+        self.line = line
+
+
 class _Loader(yaml.SafeLoader):
     def __init__(self, stream):
         super().__init__(stream)
         self.duplicate_keys: list[str] = []
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise _AliasRefused(event.start_mark.line + 1, f"aliases (*{event.anchor})")
+        if getattr(event, "anchor", None) is not None:
+            raise _AliasRefused(event.start_mark.line + 1, f"anchors (&{event.anchor})")
+        return super().compose_node(parent, index)
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False):
@@ -197,7 +218,10 @@ def load_questions(
     Raises:
         FileNotFoundError: no file at ``path``, or ``path`` is a folder.
         QuestionSetError: the file has problems; the message lists every one
-            (question id, YAML line, report file).
+            (question id, YAML line, report file). A file larger than
+            ``DDRSEARCH_MAX_QUESTION_FILE_BYTES`` (default 5,000,000) or holding a
+            YAML anchor or alias (``&a``, ``*a``: a 415-byte file of nested
+            aliases expands to gigabytes) is refused before it is expanded.
         DataNotFoundError: ``check_evidence`` is true and a PDF the file refers
             to is not on disk; the message gives the fetch command.
     """
@@ -211,6 +235,12 @@ def load_questions(
         raise FileNotFoundError(f"No question-set file at {path}; give the path of a YAML file, or the name of "
                                 f"a shipped set: {', '.join(QUESTION_SETS)}.")
 
+    limit = int(settings.get_number("DDRSEARCH_MAX_QUESTION_FILE_BYTES", MAX_FILE_BYTES, integer=True))
+    size = path.stat().st_size
+    if size > limit:
+        raise QuestionSetError(path, [f"the file has {size:,} bytes, more than the {limit:,} a question file may "
+                                      "have; split it, or raise the limit with "
+                                      "DDRSEARCH_MAX_QUESTION_FILE_BYTES=<bytes>"])
     try:
         source = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -218,6 +248,8 @@ def load_questions(
     loader = _Loader(source)
     try:
         data = loader.get_single_data()
+    except _AliasRefused as exc:
+        raise QuestionSetError(path, [str(exc)]) from None
     except yaml.YAMLError as exc:
         tab = " (YAML indents with spaces, never tabs: replace the tabs)" if "'\\t'" in str(exc) else ""
         raise QuestionSetError(path, [f"not valid YAML{tab}: {exc}"]) from exc

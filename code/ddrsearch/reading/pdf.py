@@ -3,7 +3,9 @@
 :func:`open_pdf` refuses, with an error naming the file and what to do, every
 kind of file a report folder collects that is not a readable report: a missing
 file, something that is not a PDF, a damaged or truncated download, an
-encrypted file and a scanned page without a text layer. :func:`page_words`
+encrypted file, a scanned page without a text layer, and a file over one of the
+reader's limits (:func:`limits`: pages, drawing instructions and text per page,
+each a setting). :func:`page_words`
 gives each word of a page with its box (PyMuPDF ``page.get_text("words")``),
 and :func:`group_lines` groups words into the lines a reader sees.
 """
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 import os
 import warnings
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ddrsearch import settings
 from ddrsearch.data.folders import FETCH_COMMAND, archive_dir
 from ddrsearch.data.manifest import FILE_NAME_RE
 from ddrsearch.errors import (
@@ -27,12 +31,84 @@ from ddrsearch.errors import (
     NoTextLayerError,
     ReportError,
     ReportNotFoundError,
+    ReportTooLargeError,
 )
 
 if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
     import pymupdf
 
-__all__ = ["Word", "folder_pdfs", "group_lines", "join_words", "open_pdf", "page_words"]
+__all__ = ["MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "Word", "folder_pdfs", "group_lines", "join_words",
+           "limits", "open_pdf", "page_text", "page_words"]
+
+#: Default limits of one report PDF; the settings ``DDRSEARCH_MAX_PAGES``, ``DDRSEARCH_MAX_PAGE_BYTES`` and
+#: ``DDRSEARCH_MAX_PAGE_CHARS`` change them. The 76 FORGE reports have 1 page each, at most 55 KB of
+#: drawing instructions and 5,720 characters a page: the limits are far above a real daily report.
+MAX_PAGES = 50
+MAX_PAGE_BYTES = 2_000_000
+MAX_PAGE_CHARS = 200_000
+
+
+def limits() -> dict[str, int]:
+    """The reader's limits in force: ``{"DDRSEARCH_MAX_PAGES": 50, "DDRSEARCH_MAX_PAGE_BYTES": ..., ...}``.
+
+    Raises:
+        SettingError: a setting is not a positive whole number.
+    """
+    return {name: int(settings.get_number(name, default, integer=True))
+            for name, default in (("DDRSEARCH_MAX_PAGES", MAX_PAGES), ("DDRSEARCH_MAX_PAGE_BYTES", MAX_PAGE_BYTES),
+                                  ("DDRSEARCH_MAX_PAGE_CHARS", MAX_PAGE_CHARS))}
+
+
+def _stream_bytes(doc, xref: int, cap: int) -> int:
+    """Decompressed size of a stream, counted up to ``cap + 1`` bytes (a Flate bomb is never inflated whole)."""
+    if "FlateDecode" in (doc.xref_get_key(xref, "Filter")[1] or "") and \
+            "[" not in (doc.xref_get_key(xref, "Filter")[1] or ""):
+        raw = doc.xref_stream_raw(xref) or b""
+        inflater, total, data = zlib.decompressobj(), 0, raw
+        try:
+            while data and total <= cap:
+                total += len(inflater.decompress(data, 1 << 20))
+                data = inflater.unconsumed_tail
+        except zlib.error:
+            return len(raw)  # damaged stream: PyMuPDF decides; its compressed size is what counts here
+        return total
+    return len(doc.xref_stream(xref) or b"")
+
+
+def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int]) -> None:
+    """Refuse a page whose drawing instructions (its content streams and form XObjects) exceed the byte limit."""
+    limit = cap["DDRSEARCH_MAX_PAGE_BYTES"]
+    total = 0
+    for xref in [*page.get_contents(), *(x[0] for x in page.get_xobjects())]:
+        total += _stream_bytes(doc, xref, limit - total)
+        if total > limit:
+            raise ReportTooLargeError(
+                f"{path}: page {pno} holds more than {limit:,} bytes of drawing instructions, the limit for one page "
+                "(a daily report's page has under 100,000). Not read; if the file is a real report, raise the limit "
+                "with DDRSEARCH_MAX_PAGE_BYTES=<bytes>.", path, "DDRSEARCH_MAX_PAGE_BYTES")
+
+
+def page_text(doc, page, pno: int, path: Path, cap: dict[str, int] | None = None) -> str:
+    """The text of one page (PyMuPDF ``page.get_text("text")``), within the reader's limits.
+
+    Args:
+        doc: the open document; page: its page; pno: the page number from 1; path: the file (for messages).
+        cap: :func:`limits` (read once per file by the caller).
+
+    Raises:
+        ReportTooLargeError: the page's drawing instructions exceed ``DDRSEARCH_MAX_PAGE_BYTES`` (checked
+            before any text is extracted) or its text exceeds ``DDRSEARCH_MAX_PAGE_CHARS``.
+    """
+    cap = cap or limits()
+    _check_page(doc, page, pno, path, cap)
+    text = page.get_text("text")
+    limit = cap["DDRSEARCH_MAX_PAGE_CHARS"]
+    if len(text) > limit:
+        raise ReportTooLargeError(
+            f"{path}: page {pno} has {len(text):,} characters of text, more than the {limit:,} a page may have "
+            "(a daily report's page has under 10,000). Not read; if the file is a real report, raise the limit "
+            "with DDRSEARCH_MAX_PAGE_CHARS=<characters>.", path, "DDRSEARCH_MAX_PAGE_CHARS")
+    return text
 
 
 class Word(NamedTuple):
@@ -93,6 +169,10 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
             or damaged file), or it has no pages.
         EncryptedPDFError: it needs a password.
         NoTextLayerError: no page has any text (scanned or image-only).
+        ReportTooLargeError: more pages than ``DDRSEARCH_MAX_PAGES`` (50), a page
+            with more drawing instructions than ``DDRSEARCH_MAX_PAGE_BYTES``
+            (2,000,000 bytes) or more text than ``DDRSEARCH_MAX_PAGE_CHARS``
+            (200,000 characters); the message names the file, the limit and the setting.
     """
     path = Path(path)
     if not path.exists():
@@ -137,7 +217,21 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
             "for the FORGE reports, `ddrsearch fetch` re-verifies every file.",
             path,
         )
-    if require_text and not any(page.get_text("text").strip() for page in doc):
+    cap = limits()
+    if doc.page_count > cap["DDRSEARCH_MAX_PAGES"]:
+        n = doc.page_count
+        doc.close()
+        raise ReportTooLargeError(
+            f"{path} has {n:,} pages, more than the {cap['DDRSEARCH_MAX_PAGES']:,} a report may have (a daily "
+            "report has one or two). Not read; if it is a real report, raise the limit with "
+            "DDRSEARCH_MAX_PAGES=<pages>.", path, "DDRSEARCH_MAX_PAGES")
+    try:  # up to the first page with text (read_report checks every page as it reads it)
+        has_text = require_text and any(page_text(doc, page, pno, path, cap).strip()
+                                        for pno, page in enumerate(doc, start=1))
+    except ReportTooLargeError:
+        doc.close()
+        raise
+    if require_text and not has_text:
         n = doc.page_count
         doc.close()
         raise NoTextLayerError(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from ddrsearch.data.manifest import FILE_NAME_RE
 from ddrsearch.errors import (
     DataNotFoundError,
     DuplicateReportError,
+    FolderWarning,
     IdentityMismatchError,
     ReportError,
     ReportLayoutError,
@@ -47,7 +49,7 @@ from ddrsearch.reading.layout import (
     parse_time_table,
     squash,
 )
-from ddrsearch.reading.pdf import Word, folder_pdfs, group_lines, join_words, open_pdf, page_words
+from ddrsearch.reading.pdf import Word, folder_pdfs, group_lines, join_words, limits, open_pdf, page_text, page_words
 
 if TYPE_CHECKING:
     from ddrsearch.reading.ocr import QualityGate
@@ -229,7 +231,8 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
 
     Raises:
         ReportNotFoundError, NotAPDFError, CorruptPDFError, EncryptedPDFError,
-        NoTextLayerError: see :func:`open_pdf`.
+        NoTextLayerError, ReportTooLargeError: see :func:`open_pdf` (every page's
+            drawing instructions and text are held to the limits, before and after extraction).
         OCRUnavailableError: ``ocr`` is set, a page needs it and no engine is
             installed (the message says how to install one).
         ReportLayoutError: the PDF has neither a drilling report's TIME
@@ -240,6 +243,7 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
     """
     path = Path(path)
     doc = open_pdf(path, require_text=ocr is None)
+    cap = limits()
     pages: list[str] = []
     layer_words: list[list[Word]] = []  # each page's text-layer words, before any OCR
     ocr_pages: list[int] = []
@@ -256,7 +260,7 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
         completion_marks: list[int] = []
         for pno, page in enumerate(doc, start=1):
             # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
-            text = page.get_text("text").replace("\x00", " ")
+            text = page_text(doc, page, pno, path, cap).replace("\x00", " ")
             words = page_words(page)
             layer_words.append(words)
             if not text.strip() and ocr is None:
@@ -422,8 +426,11 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             matches the extension in any case (``.PDF`` too).
         on_error: ``"raise"`` (default) stops at the first unreadable file
             with its error; ``"collect"`` reads the rest and then raises one
-            :class:`ReportError` listing every failed file by name. Nothing is
-            skipped silently either way.
+            :class:`ReportError` listing every failed file by name; ``"skip"``
+            reads the rest and returns them, with one
+            :class:`~ddrsearch.errors.FolderWarning` per file left out (its
+            name and why, on one line), and raises like ``"collect"`` only
+            when no file could be read. Nothing is skipped silently.
         ocr, dpi: OCR for pages without a text layer (see :func:`read_report`).
 
     Returns:
@@ -450,14 +457,18 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             raise DataNotFoundError(
                 f"No PDF files ({pattern}) in {folder}. For the book's reports, fetch them with: {FETCH_COMMAND}"
             )
-    if on_error not in ("raise", "collect"):
-        raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
+    if on_error not in ("raise", "collect", "skip"):
+        raise ValueError(f"on_error must be 'raise', 'collect' or 'skip', not {on_error!r}")
     check_duplicates(paths)
     if on_error == "raise":
         reports = [read_report(p, ocr=ocr, dpi=dpi) for p in paths]
     else:
         reports, failures = read_each(paths, ocr=ocr, dpi=dpi)
-        if failures:
+        if failures and on_error == "skip" and reports:
+            for p, exc in failures:
+                warnings.warn(f"{p.name} skipped, not searched: {' '.join(str(exc).split())}", FolderWarning,
+                              stacklevel=2)
+        elif failures:
             raise ReportError(f"{len(failures)} of {len(paths)} file(s) in {folder} could not be read:\n  "
                               + failure_lines(failures), folder)
     check_same_text(reports)

@@ -12,6 +12,12 @@ Ranking rule, everywhere in ddrsearch: score descending, ties broken by
 report file name ascending (:func:`ddrsearch.evaluation.metrics.rank_by_score`), so a
 search gives the same list every time.
 
+Limit: a query longer than ``DDRSEARCH_MAX_QUESTION_WORDS`` words (default
+:data:`MAX_QUESTION_WORDS` = 100; the longest question of the book's sets has
+far fewer) is cut to that many words before it is searched, with a
+:class:`~ddrsearch.errors.QueryCutWarning` (:func:`cut_query`): a 5,000-word
+question took minutes in the default pipeline.
+
 Errors: an empty query (nothing but spaces) raises :class:`QueryError`; so
 does a query with no searchable words for a word-based retriever (only stop
 words or punctuation). ``k < 1`` raises :class:`ValueError`; an unknown
@@ -22,6 +28,7 @@ method name in :func:`ddrsearch.retrieval.pipeline.make_retriever` raises
 from __future__ import annotations
 
 import math
+import warnings
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -30,15 +37,19 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ddrsearch import settings
 from ddrsearch.checks import check_k
-from ddrsearch.errors import QueryError
+from ddrsearch.errors import QueryCutWarning, QueryError
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.matching import excerpt
 from ddrsearch.retrieval.passages import Hit, Passage, page_lines, report_lines, whole_report_passages
 from ddrsearch.text.spelling import Spelling
 from ddrsearch.text.tokenizer import make_tokenizer
 
-__all__ = ["QueryError", "Retriever", "check_query"]
+__all__ = ["MAX_QUESTION_WORDS", "QueryError", "Retriever", "check_query", "cut_query", "limited_query"]
+
+#: Default longest query searched, in words (``DDRSEARCH_MAX_QUESTION_WORDS`` changes it).
+MAX_QUESTION_WORDS = 100
 
 
 def check_query(query: str) -> str:
@@ -62,6 +73,35 @@ def check_query(query: str) -> str:
         ) from None
     return query
 
+
+def cut_query(query: str) -> tuple[str, str]:
+    """``query`` cut to at most ``DDRSEARCH_MAX_QUESTION_WORDS`` words (default 100), and a note when it was cut.
+
+    Args:
+        query: the question as typed.
+
+    Returns:
+        ``(query, "")`` when it is short enough (unchanged, white space
+        included); else ``(its first N words joined by single spaces, note)``,
+        the note saying how many words it had and how to raise the limit.
+
+    Raises:
+        SettingError: ``DDRSEARCH_MAX_QUESTION_WORDS`` is not a positive whole number.
+    """
+    limit = int(settings.get_number("DDRSEARCH_MAX_QUESTION_WORDS", MAX_QUESTION_WORDS, integer=True))
+    words = query.split()
+    if len(words) <= limit:
+        return query, ""
+    return " ".join(words[:limit]), (f"the question has {len(words):,} words; only its first {limit} were searched "
+                                     "(raise the limit with DDRSEARCH_MAX_QUESTION_WORDS=<words>)")
+
+
+def limited_query(query: str) -> str:
+    """:func:`cut_query`'s query; when it was cut, its note as a :class:`~ddrsearch.errors.QueryCutWarning`."""
+    query, note = cut_query(query)
+    if note:
+        warnings.warn(note[0].upper() + note[1:], QueryCutWarning, stacklevel=3)
+    return query
 
 
 class Retriever(ABC):
@@ -146,7 +186,7 @@ class Retriever(ABC):
     # --- searching ----------------------------------------------------------------
     def report_scores(self, query: str) -> dict[str, float]:
         """Score each report for ``query`` (passages rolled up); reports not retrieved are absent."""
-        check_query(query)
+        query = limited_query(check_query(query))
         if not self.passages:
             raise RuntimeError(f"{type(self).__name__}: call index() before searching.")
         scores = self.passage_scores(query)
@@ -238,7 +278,7 @@ class Retriever(ABC):
             RuntimeError: :meth:`index` was not called.
         """
         k = check_k(k)
-        check_query(query)
+        query = limited_query(check_query(query))  # a longer question is cut, with a QueryCutWarning
         if not self.passages:
             raise RuntimeError(f"{type(self).__name__}: call index() before searching.")
         return self.rank(query, self.passage_scores(query), k)

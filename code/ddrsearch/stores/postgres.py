@@ -61,6 +61,8 @@ rebuild), :class:`EmbeddedServerError` (pgserver missing or cannot start).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 import warnings
 from collections import Counter
@@ -69,7 +71,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ddrsearch.checks import check_k as _check_k
-from ddrsearch.errors import QueryError
+from ddrsearch.errors import ConnectionLostError, QueryError, VectorDimensionError
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.base import Retriever
 from ddrsearch.retrieval.base import check_query as _check_query
@@ -95,12 +97,14 @@ __all__ = [
     "DATABASE_URL_ENV",
     "DATA_DIR_ENV",
     "SCHEMA_VERSION",
+    "ConnectionLostError",
     "EmbeddedServer",
     "EmbeddedServerError",
     "PostgresError",
     "PostgresRetriever",
     "SchemaVersionError",
     "ServerUnreachableError",
+    "VectorDimensionError",
     "VectorExtensionError",
     "connect",
     "database_url",
@@ -259,6 +263,38 @@ _COLUMNS = ("pos, passage_id, well, report, text, context, page, row_index, star
             "span_start, span_end, n_tokens, tsv, embedding")
 
 
+def _database_errors(method):
+    """Run ``method`` with psycopg's connection and vector-length errors turned into the backend's own.
+
+    ``psycopg.OperationalError`` (the server went away: "consuming input failed", "server closed the
+    connection") becomes :class:`ConnectionLostError` naming the server, and the connection is dropped so
+    the next call opens a new one; pgvector's "expected N dimensions" / "different vector dimensions"
+    becomes :class:`VectorDimensionError`.
+    """
+
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        import psycopg
+
+        try:
+            return method(self, *args, **kwargs)
+        except psycopg.OperationalError as exc:
+            self.close_broken()
+            reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise ConnectionLostError(
+                f"Lost the connection to the PostgreSQL server at {_redact(self.url)} ({reason}). Retry: the next "
+                "call opens a new connection (check that the server is still running).") from None
+        except psycopg.errors.DataException as exc:
+            if "dimension" not in str(exc):
+                raise
+            raise VectorDimensionError(
+                f"Collection {self.collection!r} at {_redact(self.url)} holds {EMBEDDING_DIM}-dimensional vectors "
+                f"and the model's are of another length ({str(exc).strip().splitlines()[0]}); use the model it was "
+                f"built with ({self.model_name()}), or index into another collection.") from None
+
+    return wrapped
+
+
 class PostgresRetriever(Retriever):
     """BM25 (PostgreSQL full-text search), dense (pgvector) or hybrid search over PostgreSQL tables.
 
@@ -329,6 +365,29 @@ class PostgresRetriever(Retriever):
             self._conn.close()
             self._conn = None
 
+    def close_broken(self) -> None:
+        """Forget a connection that broke (closing it may fail too); the next call opens a new one."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # a dead socket: nothing more to do with it
+                conn.close()
+
+    def model_name(self) -> str:
+        """The embedding model, as its source names it (for messages)."""
+        source = getattr(self.embedder, "source", None)
+        return str(getattr(source, "location", None) or getattr(source, "key", None) or type(self.embedder).__name__)
+
+    def _check_dim(self, vectors: np.ndarray) -> np.ndarray:
+        """``vectors`` (one or a matrix), refused when their length is not the collection's :data:`EMBEDDING_DIM`."""
+        dim = vectors.shape[-1] if vectors.ndim else 0
+        if vectors.ndim not in (1, 2) or dim != EMBEDDING_DIM:
+            raise VectorDimensionError(
+                f"The embedding model {self.model_name()} gives {dim}-dimensional vectors, but collection "
+                f"{self.collection!r} at {_redact(self.url)} holds {EMBEDDING_DIM}-dimensional ones "
+                f"(vector({EMBEDDING_DIM})). Use the model the collection was built with (all-MiniLM-L6-v2), or "
+                f"a model of {EMBEDDING_DIM} dimensions.")
+        return vectors
+
     @property
     def embedder(self):
         if self._embedder is None:
@@ -337,6 +396,7 @@ class PostgresRetriever(Retriever):
             self._embedder = Embedder(**self._embedder_options)
         return self._embedder
 
+    @_database_errors
     def count(self) -> int:
         """Number of passages in the collection."""
         return int(self.conn.execute(f"SELECT n FROM {self.tables['stats']}").fetchone()[0])
@@ -362,12 +422,14 @@ class PostgresRetriever(Retriever):
         self.passages = self.passages + passages
         return self
 
+    @_database_errors
     def _write(self, passages: list[Passage], *, replace: bool) -> None:
         t = self.tables
         tokens = [self.tokenize(p.indexed_text) for p in passages]
         with warnings.catch_warnings():  # encode() may import transformers, whose tqdm.auto warns in Jupyter
             warnings.filterwarnings("ignore", message=".*IProgress not found.*")
             vectors = np.asarray(self.embedder.encode([p.indexed_text for p in passages]), dtype=np.float32)
+        self._check_dim(vectors)
         df = Counter(term for ts in tokens for term in set(ts))
         conn = self.conn
         with conn.transaction():
@@ -405,6 +467,7 @@ class PostgresRetriever(Retriever):
         else:
             conn.execute(f"ANALYZE {t['postings']}")
 
+    @_database_errors
     def create_hnsw(self, m: int = 16, ef_construction: int = 64) -> None:
         """Build pgvector's HNSW index on the vectors (inner product); ``m``, ``ef_construction`` as pgvector."""
         p = self.tables["passages"]
@@ -414,10 +477,12 @@ class PostgresRetriever(Retriever):
             self.conn.execute(f"CREATE INDEX IF NOT EXISTS {p}_hnsw ON {p} USING hnsw (embedding vector_ip_ops) "
                               f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)})")
 
+    @_database_errors
     def drop_hnsw(self) -> None:
         """Drop the HNSW index (searches with ``dense_search="hnsw"`` then scan exactly)."""
         self.conn.execute(f"DROP INDEX IF EXISTS {self.tables['passages']}_hnsw")
 
+    @_database_errors
     def load_passages(self) -> PostgresRetriever:
         """Read the collection's passages (text and metadata, no vectors) into :attr:`passages`, in index order."""
         rows = self.conn.execute(
@@ -475,7 +540,7 @@ class PostgresRetriever(Retriever):
 
     def embed_query(self, query: str) -> np.ndarray:
         """The query's unit vector, shape ``(384,)``; as the in-memory dense retriever, the last 256 are kept in memory."""
-        return self.embedder.encode_query(query)
+        return self._check_dim(np.asarray(self.embedder.encode_query(query), dtype=np.float32))
 
     def _ranked(self, query: str, n: int | None, vec=None) -> list[tuple[str, str, float]]:
         """``(passage id, report, score)`` of the best ``n`` passages (None: all retrieved), best first."""
@@ -512,6 +577,7 @@ class PostgresRetriever(Retriever):
                 out[rep] = (float(score), pid)
         return out
 
+    @_database_errors
     def report_scores(self, query: str) -> dict[str, float]:
         """Score each retrieved report (its best passage); all candidates, one snapshot."""
         _check_query(query)
@@ -521,6 +587,7 @@ class PostgresRetriever(Retriever):
             rows = self._ranked(query, None)
         return {rep: s for rep, (s, _) in self._rollup_rows(rows).items()}
 
+    @_database_errors
     def passage_scores(self, query: str) -> np.ndarray:
         """Scores aligned with :attr:`passages` (``nan``: not retrieved); for tests and small collections."""
         with self.conn.transaction():
@@ -532,11 +599,14 @@ class PostgresRetriever(Retriever):
                 out[pos[pid]] = s
         return out
 
+    @_database_errors
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """The top ``k`` reports for ``query``, read from one snapshot of the collection.
 
         Returns, raises: as :meth:`ddrsearch.retrieval.base.Retriever.search`
-        (``RuntimeError`` when the collection is empty).
+        (``RuntimeError`` when the collection is empty); :class:`ConnectionLostError`
+        when the server goes away (retry), :class:`VectorDimensionError` when the
+        model's vectors are not the collection's length.
         """
         k = _check_k(k)
         _check_query(query)

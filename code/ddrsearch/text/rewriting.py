@@ -44,7 +44,8 @@ from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
 
 __all__ = [
     "FRAMING", "RIG_TERMS_COLUMNS", "RigTerm", "add_rig_terms", "add_shorthand", "asker_shorthand",
-    "expand_asker_shorthand", "load_rig_terms", "rewrite_query", "rig_terms", "strip_framing",
+    "expand_asker_shorthand", "load_rig_terms", "rewrite_query", "rig_terms", "spell_out_asker_shorthand",
+    "strip_framing",
 ]
 
 #: Question framings dropped by :func:`strip_framing`, tried at the start of
@@ -106,6 +107,43 @@ def expand_asker_shorthand(query: str, table: Glossary | None = None) -> str:
         if entry is not None:
             words.append(entry.expansion.lower())
     return " ".join(words)
+
+
+def spell_out_asker_shorthand(query: str, table: Glossary | None = None,
+                              glossary: Glossary | None = None) -> tuple[str, list[tuple[str, str]]]:
+    """Replace each abbreviation of the asker's ``table`` that the report ``glossary`` lacks by its expansion.
+
+    For a search with the report glossary's expansion (``ddrsearch search --method bm25 --expand``):
+    ``P/U`` is in the report glossary and expands there, but ``L/D`` (lay
+    down), ``POOH`` or ``CBU`` are typed by engineers and never printed by
+    these reports, so only this table knows them. Replacing (not adding)
+    keeps a keyword AND search from asking for the abbreviation itself.
+
+    Args:
+        query: the question as typed.
+        table: the asker's shorthand (default :func:`asker_shorthand`).
+        glossary: the report glossary (default :func:`ddrsearch.text.glossary.default_glossary`);
+            an abbreviation it holds is left to it.
+
+    Returns:
+        ``(query, [])`` when no such abbreviation is in it (unchanged); else
+        the query's tokens with each one spelled out, and ``(abbreviation as
+        a token, expansion)`` for each.
+
+    >>> spell_out_asker_shorthand("L/D BHA")
+    ('lay down bha', [('ld', 'lay down')])
+    """
+    table = table or asker_shorthand()
+    glossary = glossary or default_glossary()
+    words, done = [], []
+    for tok in split_words(_AMPERSAND.sub(r"\1\2", normalize(query))):
+        entry = table.get(tok)
+        if entry is not None and glossary.get(tok) is None:
+            words.append(entry.expansion.lower())
+            done.append((tok, entry.expansion.lower()))
+        else:
+            words.append(tok)
+    return (" ".join(words), done) if done else (query, [])
 
 
 def add_shorthand(query: str, glossary: Glossary | None = None) -> str:

@@ -46,7 +46,9 @@ Token rules (applied to the normalised text):
   ``bbl/min``, fractions ``7/8`` and dates ``11/26/2020``
   whole, but splits ``well/job`` and ``up/slack``. Single letters joined by
   slashes lose them, like dotted ones: ``P/U``, ``P.U.`` and ``PU`` are all
-  ``pu``; ``L/D`` is ``ld``; ``N/S`` is ``ns``. A single letter followed
+  ``pu``; ``L/D`` is ``ld``; ``N/S`` is ``ns``. Letters glued to a fraction
+  are cut off, like a unit glued to a number: ``4 1/2IF Box`` is ``4 1/2 if
+  box``, as ``4 1/2 IF BOX`` of other reports. A single letter followed
   by a slash and no letter (``w/`` for "with", ``f/`` for "from") is a token
   with its slash.
 * A possessive or plural ``'s`` glued to a word is dropped: ``dsm's`` ->
@@ -204,11 +206,13 @@ _TOKEN = re.compile(
         [
             # 1. dotted single letters: p.u. / s.o. / b.o.p / a.m.
             rf"(?P<dotted>(?<![\w.]){_LETTER}(?:\.{_LETTER})+(?![\w])\.?(?![\w]))",
-            # 2. short parts joined by slashes: n/s, md/tvd, 7/8, 11/26/2020
+            # 2. a fraction with letters glued to it: 1/2 of 4 1/2IF (the letters are the next token)
+            rf"(?P<fraction>(?<![\w/])[0-9]+(?:/[0-9]+)+(?={_LETTER}))",
+            # 3. short parts joined by slashes: n/s, md/tvd, 7/8, 11/26/2020
             rf"(?P<slashed>(?<![\w/]){_SLASH_PART}(?:/{_SLASH_PART})+(?![\w/]))",
-            # 3. one letter and a slash: w/ (with), f/ (from)
+            # 4. one letter and a slash: w/ (with), f/ (from)
             rf"(?P<letterslash>(?<![\w/]){_LETTER}/(?![\w/]))",
-            # 4. a run of letters/digits; '.' or ':' between two digits stays inside
+            # 5. a run of letters/digits; '.' or ':' between two digits stays inside
             rf"(?P<word>{_ALNUM}+(?:(?<=[0-9])[.:][0-9]{_ALNUM}*)*)",
         ]
     )
@@ -240,6 +244,7 @@ _GLUED = re.compile(r"([0-9]+(?:\.[0-9]+)?)([a-z]+)")
 _SINGLE_LETTERS = re.compile(rf"{_LETTER}(?:/{_LETTER})+")
 
 
+
 #: What may stand before the point of a number written without its leading zero (``.5``): a space,
 #: an opening bracket or quote, or a sign; not another point (``...5,000``), a letter or ``)``.
 _BEFORE_POINT = frozenset(" \t\n([{'\"$@~=+-/:,;<>±*#")
@@ -255,6 +260,7 @@ def _raw_tokens(normalised: str) -> list[str]:
             tok = tok.replace(".", "")
         elif m.lastgroup == "slashed" and _SINGLE_LETTERS.fullmatch(tok):
             tok = tok.replace("/", "")  # p/u -> pu, like p.u. and pu
+
         elif m.lastgroup == "word":
             start = m.start()
             if tok[0] in "0123456789" and start and text[start - 1] == "." and (start < 2 or text[start - 2] in _BEFORE_POINT):

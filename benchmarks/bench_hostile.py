@@ -1,0 +1,157 @@
+"""Time and peak memory of each hostile input of issue 26, next to the limit that refuses it.
+
+Run it with ``python benchmarks/bench_hostile.py``. Each input is made in a
+temporary folder and read in a fresh process (so its peak memory is its own):
+
+* a 415-byte "billion laughs" question file (nested YAML aliases) -> ``load_questions``
+  (limit: no anchors or aliases);
+* a 5,000-page PDF made with PyMuPDF -> ``read_report`` (``DDRSEARCH_MAX_PAGES``);
+* a one-page PDF whose content stream inflates to about 29 MB -> ``read_report``
+  (``DDRSEARCH_MAX_PAGE_BYTES``, counted before any text is extracted), and one of
+  1.9 MB, just under it, whose text is then over ``DDRSEARCH_MAX_PAGE_CHARS``
+  (the most work a page can cost);
+* a 5,000-word question -> the default pipeline's search over the ten-report sample
+  (``DDRSEARCH_MAX_QUESTION_WORDS``; needs the sample PDFs and the embedding model).
+
+It prints, per input, the wall time of the refused (or cut) operation, the
+process's peak resident memory (``_timing.peak_rss_mb``: the interpreter, its
+imports and, for the question, the sample's pipeline included),
+what happened and the limit. Nothing here is a pass/fail test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "code"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+LAUGHS = "\n".join(
+    [f'{c}: &{c} [{",".join([f"*{p}"] * 9)}]' for p, c in zip("abcdefg", "bcdefgh")]
+    + ["name: laughs", "corpus: archive", "questions:", "  - id: Q1", "    question: *h", ""])
+LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + LAUGHS
+
+
+def _make(case: str, tmp: Path) -> Path:
+    import pymupdf
+
+    if case == "laughs":
+        path = tmp / "laughs.yaml"
+        path.write_text(LAUGHS, encoding="utf-8")
+    elif case == "pages":
+        path = tmp / "pages.pdf"
+        doc = pymupdf.open()
+        for i in range(5000):
+            doc.new_page().insert_text((50, 72), f"page {i + 1} DAILY DRILLING REPORT", fontsize=10)
+        doc.save(path, garbage=3, deflate=True)
+        doc.close()
+    elif case in ("inflate", "inflate-2mb"):
+        path = tmp / f"{case}.pdf"
+        doc = pymupdf.open()
+        page = doc.new_page()
+        page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+        xref = page.get_contents()[0]
+        line = b"BT /helv 4 Tf 20 300 Td (stuck pipe jar circulate condition mud lost circulation) Tj ET\n"
+        size = 29e6 if case == "inflate" else 1.9e6  # the worst a page may hold under DDRSEARCH_MAX_PAGE_BYTES
+        doc.update_stream(xref, doc.xref_stream(xref) + line * int(size / len(line)), compress=True)
+        doc.save(path, garbage=4, deflate=True)
+        doc.close()
+    else:
+        path = tmp / "question.txt"
+        path.write_text(" ".join(["stuck", "pipe", "during", "the", "slide"] * 1000), encoding="utf-8")
+    return path
+
+
+def _run(case: str, path: Path) -> dict:
+    """In the child: the operation on the input, timed; what happened."""
+    from ddrsearch.errors import DDRSearchError
+
+    setup = None
+    if case == "question":
+        import warnings
+
+        from ddrsearch.data.folders import sample_paths
+        from ddrsearch.reading.report import read_reports
+        from ddrsearch.retrieval.pipeline import build_retriever
+
+        retriever = build_retriever("hybrid", read_reports(sample_paths()))
+        retriever.search("stuck pipe", 5)  # the model loaded and warm: only the long question is timed
+        setup = retriever
+    import pymupdf  # noqa: F401  (imported before the clock starts: only the refused work is timed)
+
+    from ddrsearch.evaluation.questionfiles import load_questions
+    from ddrsearch.reading.report import read_report
+
+    t = time.perf_counter()
+    try:
+        if case == "laughs":
+            from ddrsearch.evaluation.questionfiles import load_questions
+
+            load_questions(path, check_evidence=False)
+            outcome = "read (no limit!)"
+        elif case in ("pages", "inflate", "inflate-2mb"):
+            from ddrsearch.reading.report import read_report
+
+            read_report(path)
+            outcome = "read (no limit!)"
+        else:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                setup.search(path.read_text(encoding="utf-8"), 5)
+            outcome = f"searched; {caught[0].message}" if caught else "searched whole (no limit!)"
+    except DDRSearchError as exc:
+        outcome = f"refused: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
+    from _timing import peak_rss_mb
+
+    return {"seconds": time.perf_counter() - t, "outcome": outcome, "peak_mb": peak_rss_mb()}
+
+
+LIMITS = {
+    "laughs": "no YAML anchors/aliases; DDRSEARCH_MAX_QUESTION_FILE_BYTES=5,000,000",
+    "pages": "DDRSEARCH_MAX_PAGES=50",
+    "inflate": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000",
+    "inflate-2mb": "DDRSEARCH_MAX_PAGE_CHARS=200,000 (after extraction)",
+    "question": "DDRSEARCH_MAX_QUESTION_WORDS=100",
+}
+NAMES = {"laughs": "billion-laughs YAML", "pages": "5,000-page PDF", "inflate": "inflating stream, 29 MB",
+         "inflate-2mb": "inflating stream, 1.9 MB",
+         "question": "5,000-word question"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", choices=list(LIMITS), help=argparse.SUPPRESS)
+    parser.add_argument("--input", help=argparse.SUPPRESS)
+    parser.add_argument("--only", choices=list(LIMITS), action="append", help="run only these inputs")
+    args = parser.parse_args()
+    if args.case:  # the child
+        print(json.dumps(_run(args.case, Path(args.input))))
+        return 0
+    print(f"{'input':<26} {'file':>10} {'seconds':>8} {'peak MB':>8}  outcome  [limit]")
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in args.only or LIMITS:
+            path = _make(case, Path(tmp))
+            proc = subprocess.run([sys.executable, __file__, "--case", case, "--input", str(path)],
+                                  capture_output=True, text=True, timeout=1800)
+            try:
+                result = json.loads(proc.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                result = {"seconds": float("nan"), "peak_mb": float("nan"),
+                          "outcome": f"failed (exit {proc.returncode}): {proc.stderr.strip()[-200:]}"}
+            size = f"{path.stat().st_size:,}" if case != "question" else "5,000 w"
+            print(f"{NAMES[case]:<26} {size:>10} {result['seconds']:>8.3f} {result['peak_mb']:>8.0f}  "
+                  f"{result['outcome']}  [{LIMITS[case]}]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""A report PDF has named limits: pages, drawing instructions and text per page (issue 26, reading.pdf / reading.report)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pymupdf
+import pytest
+
+from ddrsearch.errors import ReportError, ReportTooLargeError
+from ddrsearch.reading.report import read_report
+
+REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
+
+
+def _pages(path, n: int) -> None:
+    doc = pymupdf.open()
+    for i in range(n):
+        doc.new_page().insert_text((50, 72), f"page {i + 1} DAILY DRILLING REPORT", fontsize=10)
+    doc.save(path, garbage=3, deflate=True)
+    doc.close()
+
+
+def _inflating(path, megabytes: float) -> None:
+    """One page whose compressed content stream inflates to ``megabytes`` MB of text-drawing instructions."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+    xref = page.get_contents()[0]
+    line = b"BT /helv 4 Tf 20 300 Td (stuck pipe jar circulate condition mud lost circulation) Tj ET\n"
+    doc.update_stream(xref, doc.xref_stream(xref) + line * int(megabytes * 1e6 / len(line)), compress=True)
+    doc.save(path, garbage=3, deflate=True)
+    doc.close()
+
+
+def test_a_pdf_over_the_page_limit_is_refused_naming_the_file_limit_and_setting(tmp_path, monkeypatch):
+    """Before: a 3.4 MB PDF of 5,000 pages was read for 5 minutes. After: over DDRSEARCH_MAX_PAGES (default 50)
+    it is refused at once with a ReportError naming the file, its pages, the limit and the setting."""
+    path = tmp_path / "long.pdf"
+    _pages(path, 51)
+    with pytest.raises(ReportTooLargeError) as exc:
+        read_report(path)
+    message = str(exc.value)
+    assert str(path) in message and "51 pages, more than the 50" in message and "DDRSEARCH_MAX_PAGES" in message
+    assert isinstance(exc.value, ReportError) and exc.value.setting == "DDRSEARCH_MAX_PAGES"
+    monkeypatch.setenv("DDRSEARCH_MAX_PAGES", "60")  # raised: the file gets past the page limit (and is no report)
+    with pytest.raises(ReportError) as exc:
+        read_report(path)
+    assert not isinstance(exc.value, ReportTooLargeError)
+
+
+def test_an_inflating_content_stream_is_refused_before_its_text_is_extracted(tmp_path, monkeypatch):
+    """Before: a 75 KB one-page PDF whose content stream inflates to 29 MB took 5 minutes and 1.2 GB in
+    search --dir. After: a page with more than DDRSEARCH_MAX_PAGE_BYTES (2,000,000) of drawing instructions is
+    refused before PyMuPDF extracts any text (counted while inflating, never inflated whole)."""
+    path = tmp_path / "bomb.pdf"
+    _inflating(path, 3)
+    assert path.stat().st_size < 200_000
+
+    def no_text(self, *a, **k):
+        raise AssertionError("text was extracted from the over-limit page")
+
+    monkeypatch.setattr(pymupdf.Page, "get_text", no_text)
+    with pytest.raises(ReportTooLargeError) as exc:
+        read_report(path)
+    assert "page 1 holds more than 2,000,000 bytes" in str(exc.value) and "DDRSEARCH_MAX_PAGE_BYTES" in str(exc.value)
+    assert str(path) in str(exc.value)
+
+
+def test_a_page_with_more_text_than_the_limit_is_refused(tmp_path, archive_folder, monkeypatch):
+    """Text per page has a limit too (DDRSEARCH_MAX_PAGE_CHARS, default 200,000; a FORGE page has under 6,000):
+    report 38 is read under the default and refused, named, under a limit of 1,000 characters."""
+    shutil.copy2(archive_folder / REPORT_38, tmp_path / REPORT_38)
+    assert read_report(tmp_path / REPORT_38).operations
+    monkeypatch.setenv("DDRSEARCH_MAX_PAGE_CHARS", "1000")
+    with pytest.raises(ReportTooLargeError) as exc:
+        read_report(tmp_path / REPORT_38)
+    assert "page 1 has" in str(exc.value) and "more than the 1,000" in str(exc.value)
+    assert exc.value.setting == "DDRSEARCH_MAX_PAGE_CHARS" and REPORT_38 in str(exc.value)
