@@ -16,6 +16,8 @@ import pytest
 
 from ddrsearch.app.launcher import served_reports, static_folder
 
+pytestmark = pytest.mark.data
+
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 
 

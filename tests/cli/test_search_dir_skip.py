@@ -9,6 +9,8 @@ import pytest
 
 from ddrsearch.cli.command import main
 
+pytestmark = pytest.mark.data
+
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 
 

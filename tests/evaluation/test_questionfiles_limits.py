@@ -7,6 +7,8 @@ import pytest
 from ddrsearch.errors import QuestionSetError
 from ddrsearch.evaluation.questionfiles import QUESTION_SETS, load_questions
 
+pytestmark = pytest.mark.data
+
 LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
 b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]

@@ -10,6 +10,8 @@ import pytest
 from ddrsearch.errors import ReportError, ReportTooLargeError
 from ddrsearch.reading.report import read_report
 
+pytestmark = pytest.mark.data
+
 REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
 
 

@@ -10,6 +10,8 @@ from ddrsearch.errors import QueryCutWarning, SettingError
 from ddrsearch.retrieval.base import cut_query
 from ddrsearch.retrieval.lexical import BM25Retriever
 
+pytestmark = pytest.mark.data
+
 LONG = " ".join(["stuck", "pipe", "during", "the", "slide", "jar"] * 834)  # 5,004 words
 
 

@@ -56,6 +56,7 @@ def test_l_d_bha_with_expand_finds_the_report_that_lays_down_the_bha(archive):
         assert found == [h.report for h in retriever.search("lay down BHA", 20)]
 
 
+@pytest.mark.data
 def test_search_expand_says_how_it_read_l_d(tmp_path, archive_folder, capsys):
     """ddrsearch search "L/D BHA" --method keyword --expand: report 62 is found and a note says L/D was read
     as lay down (before: "No report matches")."""
