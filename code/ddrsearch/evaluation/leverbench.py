@@ -69,7 +69,7 @@ LEVERS: dict[str, dict] = {
     "no context": {"chunks": {"context": False}},
     "MD in context": {"chunks": {"depth": True}},
     "adapted model": {"adapter": True},
-    "lexicon terms": {"lexicon": 0.6, "lexicon_k": 5},
+    "lexicon terms": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_gate": 0.7},
 }
 
 

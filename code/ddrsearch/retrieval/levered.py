@@ -154,6 +154,10 @@ class TunedHybridRetriever(Retriever):
         lexicon, lexicon_k, lexicon_min: weight of the definition-mediated
             expansion (0 = off; :mod:`ddrsearch.retrieval.lexicon_match`), how
             many lexicon terms it adds at most, and the least similarity of one.
+        lexicon_gate: expand only when the question's best BM25 passage holds
+            less than this share of the question's IDF weight
+            (:meth:`lexical_cover`): a question whose own words find a row
+            that holds most of them is left alone; ``None``: always expand.
         adaptive, adaptive_cover: the dense weight used instead of ``weight``
             when the question's words give weak lexical evidence (the best BM25
             passage holds less than ``adaptive_cover`` of the question's IDF
@@ -179,7 +183,8 @@ class TunedHybridRetriever(Retriever):
                  bm25: BM25Retriever | None = None, dense: DenseRetriever | None = None,
                  bm25_options: dict | None = None, dense_options: dict | None = None, rollup: str = "max",
                  structured_index: StructuredIndex | None = None, lexicon: float = 0.0, lexicon_k: int = 3,
-                 lexicon_min: float = 0.5, adaptive: float | None = None, adaptive_cover: float = 0.5):
+                 lexicon_min: float = 0.5, lexicon_gate: float | None = None, adaptive: float | None = None,
+                 adaptive_cover: float = 0.5):
         super().__init__(rollup)
         self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
@@ -206,10 +211,13 @@ class TunedHybridRetriever(Retriever):
         if lexicon < 0 or lexicon_k < 1 or not -1.0 <= lexicon_min <= 1.0:
             raise ValueError(f"need lexicon >= 0, lexicon_k >= 1 and -1 <= lexicon_min <= 1, "
                              f"got {lexicon}, {lexicon_k}, {lexicon_min}")
+        if lexicon_gate is not None and not 0.0 < lexicon_gate <= 1.0:
+            raise ValueError(f"lexicon_gate must be None or a share above 0 and at most 1, got {lexicon_gate}")
         if (adaptive is not None and not 0.0 <= adaptive <= 1.0) or not 0.0 <= adaptive_cover <= 1.0:
             raise ValueError(f"adaptive must be None or a dense weight from 0 to 1, and adaptive_cover from 0 to 1, "
                              f"got {adaptive}, {adaptive_cover}")
         self.lexicon, self.lexicon_k, self.lexicon_min = lexicon, lexicon_k, lexicon_min
+        self.lexicon_gate = lexicon_gate
         self.adaptive, self.adaptive_cover = adaptive, adaptive_cover
 
     # --- indexing --------------------------------------------------------------------
@@ -256,7 +264,8 @@ class TunedHybridRetriever(Retriever):
             numbers=self.numbers, fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k,
             candidates=self.candidates, bm25=self.bm25, dense=self.dense, rollup=self.rollup,
             structured_index=self.structured_index, lexicon=self.lexicon, lexicon_k=self.lexicon_k,
-            lexicon_min=self.lexicon_min, adaptive=self.adaptive, adaptive_cover=self.adaptive_cover)
+            lexicon_min=self.lexicon_min, lexicon_gate=self.lexicon_gate, adaptive=self.adaptive,
+            adaptive_cover=self.adaptive_cover)
         other.passages = self.passages
         other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
@@ -297,17 +306,23 @@ class TunedHybridRetriever(Retriever):
         return out
 
     def _lexicon_expand(self, query: str, scores: np.ndarray) -> np.ndarray:
+        # ``query`` is rewritten already (leg_scores)
+        if self.lexicon_gate is not None and self._cover(set(self.bm25.tokenize(query)), scores) >= self.lexicon_gate:
+            return scores
+        weight = self.lexicon
         extra = np.zeros(len(scores))
         for term, sim in self.lexicon_terms(query):
             extra += sim * np.nan_to_num(self.bm25.passage_scores(term))
         if not extra.any():
             return scores
-        out = np.nan_to_num(scores) + self.lexicon * extra
+        out = np.nan_to_num(scores) + weight * extra
         return np.where(np.isnan(scores) & (extra == 0), np.nan, out)
 
     def lexical_cover(self, query: str, scores: np.ndarray) -> float:
         """The share of ``query``'s IDF weight (its BM25 terms after the rewrites) that the best BM25 passage holds."""
-        terms = set(self.bm25.tokenize(self.rewrite(query)))
+        return self._cover(set(self.bm25.tokenize(self.rewrite(query))), scores)
+
+    def _cover(self, terms: set[str], scores: np.ndarray) -> float:
         top = self.top_passages(scores, 1)
         if not terms or not len(top):
             return 0.0

@@ -64,7 +64,9 @@ PLAIN_WEIGHT = 0.5
 #: :mod:`ddrsearch.retrieval.rowchoice`; it chose that rule over ``"answer"`` on dev),
 #: and the printed terms of the five lexicon entries whose definitions or plain
 #: phrasings are nearest the question by meaning (similarity at least 0.5),
-#: added to the BM25 query with weight 0.6 times their similarity
+#: added to the BM25 query with weight 0.6 times their similarity, unless the
+#: question's best BM25 passage already holds 70% of its IDF weight (the gate
+#: keeps "stuck pipe" on the row that says it)
 #: (:mod:`ddrsearch.retrieval.lexicon_match`; chosen on the development
 #: questions of the archive and zero-overlap sets pooled, ``benchmarks/plain_levers.py``).
 DEFAULT_LEVERS: dict = {
@@ -78,6 +80,7 @@ DEFAULT_LEVERS: dict = {
     "row": "local",
     "lexicon": 0.6,
     "lexicon_k": 5,
+    "lexicon_gate": 0.7,
 }
 
 #: One-line description of the default pipeline, for tables and help texts.
@@ -85,7 +88,7 @@ DEFAULT_PIPELINE = (
     f"hybrid: BM25 (abbreviations expanded, stemmed, 'while' dropped, RM3) + dense over operation-row chunks, "
     f"convex fusion with dense weight {DEFAULT_WEIGHT} over every passage, asker's shorthand spelled out, "
     f"typed fields for numeric and date questions, a quantity typed with its unit matched beside its label, "
-    f"the lexicon's terms nearest the question by meaning added to BM25"
+    f"the lexicon's terms nearest the question by meaning added to BM25 when its own words find no row"
 )
 
 UNITS = ("auto", "report", "operation", "window")
