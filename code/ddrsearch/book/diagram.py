@@ -39,6 +39,9 @@ LEVER_STAGES: dict[str, str] = {
     "prf": "bm25",
     "proximity": "bm25",
     "numbers": "bm25",
+    "lexicon": "bm25",
+    "lexicon_k": "bm25",
+    "lexicon_gate": "bm25",
     "weight": "fusion",
     "candidates": "fusion",
     "structured": "fusion",
@@ -61,6 +64,12 @@ def _describe(lever: str, value) -> str:
         return f"term proximity (x{value:g})" if value else "no proximity"
     if lever == "numbers":
         return "a number matched with its unit" if value == "units" else f"numbers: {value}"
+    if lever == "lexicon":
+        return f"lexicon terms by meaning (x{value:g})" if value else "no lexicon terms"
+    if lever == "lexicon_k":
+        return f"  at most {value} of them"
+    if lever == "lexicon_gate":
+        return f"  when its best row holds < {value:.0%} of it" if value is not None else "  for every question"
     if lever == "candidates":
         return "every passage a candidate" if value is None else f"top {value} of each leg"
     if lever == "structured":
