@@ -28,23 +28,24 @@ from ddrsearch.evaluation.significance import comparison_table
 from ddrsearch.reading.report import load_archive
 from ddrsearch.retrieval.pipeline import DEFAULT_LEVERS, DEFAULT_WEIGHT, build_retriever
 
-#: name -> options over the default pipeline.
+#: name -> options over the default pipeline, each as it was tried: the lexicon variants before the lexicon's gate
+#: existed (``lexicon_gate: None``), adaptive fusion over the default of that day, without the lexicon.
 LEVERS = {
-    "lexicon 0.3": {"lexicon": 0.3},
-    "lexicon 0.6": {"lexicon": 0.6},
-    "lexicon 1.0": {"lexicon": 1.0},
-    "lexicon 0.6 k5": {"lexicon": 0.6, "lexicon_k": 5},
-    "lexicon 1.0 k5": {"lexicon": 1.0, "lexicon_k": 5},
-    "lexicon 0.6 k8": {"lexicon": 0.6, "lexicon_k": 8},
-    "lexicon 0.6 k5 min0.4": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.4},
-    "lexicon 0.6 k5 min0.6": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.6},
+    "lexicon 0.3": {"lexicon": 0.3, "lexicon_k": 3, "lexicon_gate": None},
+    "lexicon 0.6": {"lexicon": 0.6, "lexicon_k": 3, "lexicon_gate": None},
+    "lexicon 1.0": {"lexicon": 1.0, "lexicon_k": 3, "lexicon_gate": None},
+    "lexicon 0.6 k5": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_gate": None},
+    "lexicon 1.0 k5": {"lexicon": 1.0, "lexicon_k": 5, "lexicon_gate": None},
+    "lexicon 0.6 k8": {"lexicon": 0.6, "lexicon_k": 8, "lexicon_gate": None},
+    "lexicon 0.6 k5 min0.4": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.4, "lexicon_gate": None},
+    "lexicon 0.6 k5 min0.6": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.6, "lexicon_gate": None},
     "without lexicon": {"lexicon": 0.0},
     "lexicon ungated": {"lexicon_gate": None},
     "lexicon gate 0.5": {"lexicon_gate": 0.5},
     "lexicon gate 0.7": {"lexicon_gate": 0.7},
-    "adaptive 0.8": {"adaptive": 0.8},
-    "adaptive 0.9": {"adaptive": 0.9},
-    "adaptive 1.0": {"adaptive": 1.0},
+    "adaptive 0.8": {"adaptive": 0.8, "lexicon": 0.0},
+    "adaptive 0.9": {"adaptive": 0.9, "lexicon": 0.0},
+    "adaptive 1.0": {"adaptive": 1.0, "lexicon": 0.0},
 }
 
 
