@@ -232,7 +232,8 @@ def drop_collection(collection: str, url: str | None = None) -> None:
 
 # The collection's size and mean length are scalar subqueries (one value each, computed once), not a
 # joined row: the planner then estimates the join of the query's terms with their postings from the
-# postings' statistics, and reads them through the index on the term.
+# postings' statistics, and reads them through the index on the term. Each passage's terms are summed in
+# term order, so that its score does not depend on the plan (a float sum depends on its order).
 _BM25_SQL = """
 WITH q AS (SELECT t.term, ln(1 + ((SELECT n::float8 FROM {stats}) - t.df + 0.5) / (t.df + 0.5)) AS idf,
                   count(*) AS mult
@@ -240,7 +241,7 @@ WITH q AS (SELECT t.term, ln(1 + ((SELECT n::float8 FROM {stats}) - t.df + 0.5) 
            GROUP BY t.term, t.df)
 SELECT o.passage_id, o.report,
        sum(q.mult * q.idf * o.tf / (o.tf + %(k1)s * (1 - %(b)s + %(b)s * o.dl
-           / (SELECT total_tokens::float8 / greatest(n, 1) FROM {stats})))) AS score
+           / (SELECT total_tokens::float8 / greatest(n, 1) FROM {stats}))) ORDER BY o.term) AS score
 FROM q JOIN {postings} o ON o.term = q.term
 WHERE true {only}
 GROUP BY o.passage_id, o.report
