@@ -8,6 +8,7 @@
 #   DDRSEARCH_MIRROR=DIR         fetch the PDFs from a local folder instead of downloading
 #   TORCH_INDEX=URL              pip index for PyTorch, e.g. https://download.pytorch.org/whl/cpu
 #                                on a Linux machine without a GPU (saves a multi-GB CUDA download)
+#   PG_SCALES=1,10,100           archive multiples of make bench's PostgreSQL benchmark (default 1,10,100,1000)
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -15,6 +16,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.ddrsearch-installed
 TORCH_VERSION ?= 2.13.0
 TORCH_INDEX ?=
+# Archive multiples of the PostgreSQL benchmark (make bench PG_SCALES=1,10,100 to leave out 1000x)
+PG_SCALES ?= 1,10,100,1000
 
 .PHONY: book test test-fast lint setup data preview bench clean
 
@@ -60,11 +63,15 @@ book: data
 		$(MAKE) --no-print-directory preview; \
 	fi
 
+# Each benchmark prints its figures beside the targets, with the load average; the last step draws
+# figures/latency-vs-scale.png from their JSON (bench-results/).
 bench: data
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_cli.py
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_retrievers.py
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_index.py
-	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_postgres.py --scales 1,10,100
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_postgres.py --scales $(PG_SCALES)
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_hostile.py
+	$(BIN)/python benchmarks/plot_latency.py
 
 clean:
 	rm -rf _book _preview _render .quarto .pytest_cache .hypothesis

@@ -176,6 +176,9 @@ def main(argv=None) -> int:
     hyb = [r for r in rows if r["method"] == "hybrid" and r["scale"] == 1]
     if hyb:
         print(f"Hybrid p95 at 1x: {hyb[0]['query_p95_ms']:.1f} ms   target <= {TARGETS['hybrid_p95_ms']:.0f} ms")
+    result["load_average"] = os.getloadavg()  # 1, 5 and 15 minutes, at the end of the run
+    print(f"Load average at the end: {result['load_average'][0]:.1f} / {result['load_average'][1]:.1f} / "
+          f"{result['load_average'][2]:.1f} (1 / 5 / 15 min) on {os.cpu_count()} cores")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))

@@ -234,14 +234,19 @@ def drop_collection(collection: str, url: str | None = None) -> None:
 
 # --- the retriever --------------------------------------------------------------------------
 
+# The collection's size and mean length are scalar subqueries (one value each, computed once), not a
+# joined row: the planner then estimates the join of the query's terms with their postings from the
+# postings' statistics, and reads them through the index on the term. Each passage's terms are summed in
+# term order, so that its score does not depend on the plan (a float sum depends on its order).
 _BM25_SQL = """
-WITH st AS (SELECT n::float8 AS n, total_tokens::float8 / greatest(n, 1) AS avgdl FROM {stats}),
-q AS (SELECT t.term, ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf, count(*) AS mult
-      FROM unnest(%(terms)s::text[]) AS u(term) JOIN {terms} t USING (term) CROSS JOIN st
-      GROUP BY t.term, t.df, st.n)
+WITH q AS (SELECT t.term, ln(1 + ((SELECT n::float8 FROM {stats}) - t.df + 0.5) / (t.df + 0.5)) AS idf,
+                  count(*) AS mult
+           FROM unnest(%(terms)s::text[]) AS u(term) JOIN {terms} t USING (term)
+           GROUP BY t.term, t.df)
 SELECT o.passage_id, o.report,
-       sum(q.mult * q.idf * o.tf / (o.tf + %(k1)s * (1 - %(b)s + %(b)s * o.dl / st.avgdl))) AS score
-FROM q JOIN {postings} o ON o.term = q.term CROSS JOIN st
+       sum(q.mult * q.idf * o.tf / (o.tf + %(k1)s * (1 - %(b)s + %(b)s * o.dl
+           / (SELECT total_tokens::float8 / greatest(n, 1) FROM {stats}))) ORDER BY o.term) AS score
+FROM q JOIN {postings} o ON o.term = q.term
 WHERE true {only}
 GROUP BY o.passage_id, o.report
 ORDER BY score DESC, o.report, o.passage_id LIMIT %(n)s"""
@@ -462,6 +467,8 @@ class PostgresRetriever(Retriever):
             conn.execute(f"UPDATE {t['stats']} SET n = n + %s, total_tokens = total_tokens + %s",
                          (len(passages), sum(map(len, tokens))))
         conn.execute(f"ANALYZE {t['passages']}")
+        conn.execute(f"ANALYZE {t['terms']}")
+        conn.execute(f"ANALYZE {t['stats']}")
         if conn.autocommit and conn.info.transaction_status.name == "IDLE":  # not inside a caller's transaction
             conn.execute(f"VACUUM (ANALYZE) {t['postings']}")  # the visibility map, for index-only scans
         else:

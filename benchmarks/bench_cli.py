@@ -1,0 +1,132 @@
+"""Benchmark the command line from a new process (issue 25): import, search with a current index, ask.
+
+Run with ``make bench`` or ``python benchmarks/bench_cli.py``. It prints each figure beside its
+target from issue 25, with the load average of the minute it was measured in, and writes
+``bench-results/bench_cli.json``. Nothing here is pass/fail: the machine is shared, so read the
+ratio (search over import, measured in the same minute) as much as the seconds.
+
+Measured, each as the wall time of a new Python process (median of ``--runs``, default 5):
+
+* ``import``: ``python -c "import ddrsearch"``;
+* ``search``: ``ddrsearch search "stuck pipe" --corpus archive -k 3 --index DIR`` with a current
+  index of the archive (built first into a temporary folder, or ``--index DIR``); the run must
+  use the index (it says so) and print nothing on standard error;
+* ``ratio``: search over import, in the same minute (target at most 4x);
+* ``search, question by PyTorch``: the same search with ``DDRSEARCH_QUERY_ENCODER=torch`` (the
+  question embedded by sentence-transformers, as before issue 25), for comparison;
+* ``ask``: ``ddrsearch ask "when did we last get stuck?" --corpus archive`` (median of
+  ``--ask-runs``, default 3), with ``--index DIR`` when ``ask`` takes that option.
+
+Targets (issue 25): search <= 1.0 s at load below 1 and <= 4x the import; ask <= 1.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+TARGETS = {"search_s": 1.0, "search_over_import": 4.0, "ask_s": 1.5}
+SEARCH = ["search", "stuck pipe", "--corpus", "archive", "-k", "3"]
+ASK = ["ask", "when did we last get stuck?", "--corpus", "archive"]
+COMMAND = [sys.executable, "-m", "ddrsearch.cli.command"]
+
+
+def _load() -> float:
+    """The one-minute load average now."""
+    return os.getloadavg()[0]
+
+
+def _timed(argv: list[str], runs: int, check=None, env=None) -> dict:
+    """Median wall time of ``runs`` new processes running ``argv``, with the load average before and after."""
+    before = _load()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+        times.append(time.perf_counter() - t)
+        if proc.returncode:
+            raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}: {proc.stderr[-500:]}")
+        if check is not None:
+            check(proc)
+    return {"median_s": statistics.median(times), "runs_s": times, "load_before": before, "load_after": _load()}
+
+
+def _used_index(proc) -> None:
+    if "index" not in proc.stdout.splitlines()[-1] or proc.stderr.strip():
+        raise RuntimeError(f"the search did not use a current index: {proc.stdout[-300:]!r} {proc.stderr[-300:]!r}")
+
+
+def _takes_index(command: str) -> bool:
+    """Whether ``ddrsearch <command>`` has an ``--index`` option."""
+    help_text = subprocess.run([*COMMAND, command, "--help"], capture_output=True, text=True).stdout
+    return "--index" in help_text
+
+
+def _load_note(entry: dict) -> str:
+    return f"load {entry['load_before']:.1f}->{entry['load_after']:.1f}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index", default=None, help="a current archive index to use (default: build one in a "
+                                                       "temporary folder first)")
+    parser.add_argument("--runs", type=int, default=5, help="new processes per import and search figure (default 5)")
+    parser.add_argument("--ask-runs", type=int, default=3, help="new processes for the ask figure (default 3)")
+    parser.add_argument("--out", default="bench-results/bench_cli.json", help="JSON output file")
+    args = parser.parse_args(argv)
+    result = {"targets": TARGETS, "cpus": os.cpu_count(),
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    with tempfile.TemporaryDirectory() as tmp:
+        index = args.index
+        if index is None:
+            index = str(Path(tmp) / "archive")
+            print(f"Building the archive index in {index} ...", flush=True)
+            t = time.perf_counter()
+            subprocess.run([*COMMAND, "index", "build", "--corpus", "archive", "--index", index], check=True,
+                           capture_output=True, text=True)
+            result["index_build_s"] = time.perf_counter() - t
+        subprocess.run([*COMMAND, *SEARCH, "--index", index], check=True, capture_output=True)  # warm the disk cache
+        print("import ddrsearch, then search, from new processes ...", flush=True)
+        imp = result["import"] = _timed([sys.executable, "-c", "import ddrsearch"], args.runs)
+        search = result["search"] = _timed([*COMMAND, *SEARCH, "--index", index], args.runs, _used_index)
+        result["search_over_import"] = search["median_s"] / imp["median_s"]
+        torch_env = {**os.environ, "DDRSEARCH_QUERY_ENCODER": "torch"}
+        torch = result["search_torch"] = _timed([*COMMAND, *SEARCH, "--index", index], args.runs, _used_index,
+                                                env=torch_env)
+        ask_argv = [*COMMAND, *ASK, *(["--index", index] if _takes_index("ask") else [])]
+        result["ask_uses_index"] = "--index" in ask_argv
+        print("ask, from new processes ...", flush=True)
+        ask = result["ask"] = _timed(ask_argv, args.ask_runs)
+
+    print(f"\nFrom a new process, on {os.cpu_count()} cores ({result['date']}; "
+          "figures on a busy machine are upper bounds):")
+    print(f"  python -c 'import ddrsearch'      {imp['median_s']:6.2f} s (median of {args.runs})   "
+          f"{_load_note(imp)}")
+    print(f"  ddrsearch search, current index   {search['median_s']:6.2f} s (median of {args.runs})   "
+          f"target <= {TARGETS['search_s']:.1f} s at load below 1   {_load_note(search)}")
+    print(f"  search / import                   {result['search_over_import']:6.1f} x                "
+          f"target <= {TARGETS['search_over_import']:.0f} x   {_load_note(search)}")
+    print(f"  the same, question by PyTorch     {torch['median_s']:6.2f} s (median of {args.runs})   "
+          f"DDRSEARCH_QUERY_ENCODER=torch, the way before issue 25   {_load_note(torch)}")
+    how = "with --index" if result["ask_uses_index"] else "ask has no --index: it reads the PDFs"
+    print(f"  ddrsearch ask                     {ask['median_s']:6.2f} s (median of {args.ask_runs})   "
+          f"target <= {TARGETS['ask_s']:.1f} s   {_load_note(ask)}   ({how})")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    print(f"Wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
