@@ -243,82 +243,139 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
     """
     path = Path(path)
     doc = open_pdf(path, require_text=ocr is None)
-    cap = limits()
-    pages: list[str] = []
-    layer_words: list[list[Word]] = []  # each page's text-layer words, before any OCR
-    ocr_pages: list[int] = []
-    review: list[str] = []
-    engine = ""
     try:
-        header: dict[str, str] = {}
-        rows: list[OperationRow] = []
-        totals: list[float] = []
-        layout = None
-        notes: list[str] = []
-        page_headers: list[tuple[int, dict[str, str]]] = []
-        open_part = None  # the previous page's table part, which may continue on this page
-        completion_marks: list[int] = []
-        for pno, page in enumerate(doc, start=1):
-            # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
-            text = page_text(doc, page, pno, path, cap).replace("\x00", " ")
-            words = page_words(page)
-            layer_words.append(words)
-            if not text.strip() and ocr is None:
-                notes.append(f"page {pno} has no text layer (scanned?); read it with ocr='auto'")
-            elif not text.strip():
-                from ddrsearch.reading.ocr import QualityGate, ocr_page, pick_engine
-
-                engine = engine or pick_engine(ocr, file_name=path.name)
-                result = ocr_page(page, engine, dpi)
-                quality = (gate or QualityGate.for_engine(engine)).check(result)
-                if not quality.passed:
-                    review.append(f"page {pno}: " + "; ".join(quality.reasons))
-                    notes.append(f"page {pno}: OCR below the quality gate, left out (see review)")
-                    pages.append("")
-                    open_part = None
-                    continue
-                text, words = result.text, list(result.words)
-                ocr_pages.append(pno)
-            pages.append(text)
-            try:
-                part = parse_time_table(page, words, pno, path.name, continued=open_part)
-            except ReportLayoutError as exc:
-                if pno not in ocr_pages:
-                    raise
-                notes.append(f"page {pno} (OCR): table not read: {exc}")
-                part = None
-            stop = page.rect.height
-            lines = [join_words(line) for line in group_lines(words)]
-            if any(squash(text) in _COMPLETION_MARKS for text in lines):
-                completion_marks.append(pno)
-            for line in group_lines(words):  # the header ends at the first section title below it
-                if is_section_title(join_words(line)) and line[0].y0 > 60:
-                    stop = min(stop, line[0].y0 - 0.5)
-                    break
-            page_header = parse_header(words, stop)
-            if page_header.get("RPT NUM") or page_header.get("RPT DATE"):
-                page_headers.append((pno, page_header))
-            if pno == 1:
-                header = page_header
-            open_part = part
-            if part is not None:
-                if part.heading != "title":
-                    how = "its column headings repeated" if part.heading == "columns" else "no heading"
-                    notes.append(f"page {pno}: the TIME BREAKDOWN continues ({len(part.rows)} rows, {how})")
-                layout = "drilling"
-                notes.extend(f"page {pno}, {n}" for n in part.notes)
-                for r in part.rows:
-                    rows.append(OperationRow(**{**r.__dict__, "index": len(rows)}))
-                if part.total is not None:
-                    totals.append(part.total)
-                if part.heading == "title" and not part.rows:
-                    notes.append(f"page {pno}: a TIME BREAKDOWN heading but no row with a FROM time (HH:MM) under it")
+        scan = _scan_pages(doc, path, ocr, dpi, gate)
     finally:
         doc.close()
+    well, phase, number, date = _identity(path, scan)
+    notes = scan.notes
+    if scan.layout is None and phase == "Drilling" and (scan.ocr_pages or scan.review):
+        notes.append("no TIME BREAKDOWN table in the OCR'd text (or its page is under review): no operation rows")
+    elif scan.layout is None and phase == "Drilling":
+        raise ReportLayoutError(
+            f"{path.name}: a drilling report without a TIME BREAKDOWN table (FROM/TO/HRS/PHASE/CODE/NPT/"
+            "OPERATIONS). Is it in the WellEz daily drilling report layout?",
+            path,
+        )
+    if scan.layout == "drilling" and not scan.rows:
+        notes.append("the TIME BREAKDOWN table has no operation rows; only the header and page text can be searched")
+    total = _printed_total(scan)
+    if scan.layout is None and phase == "Completion" and not scan.completion_marks:
+        notes.append("no TIME BREAKDOWN table and no TIME LOG found: the report has no operation rows")
+    return Report(
+        path=path, file_name=path.name, well=well, phase=phase, report_number=number, report_date=date,
+        header=scan.header, pages=scan.pages, operations=scan.rows, total_hours_printed=total, notes=notes,
+        ocr_pages=tuple(scan.ocr_pages), ocr_engine=scan.engine if scan.ocr_pages else "", review=scan.review,
+        words=scan.layer_words,
+    )
 
+
+@dataclass
+class _Scan:
+    """What the pages of one PDF hold, page by page, before the report's identity is checked."""
+
+    pages: list[str] = field(default_factory=list)
+    layer_words: list[list[Word]] = field(default_factory=list)  # each page's text-layer words, before any OCR
+    ocr_pages: list[int] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)
+    engine: str = ""
+    header: dict[str, str] = field(default_factory=dict)
+    rows: list[OperationRow] = field(default_factory=list)
+    totals: list[float] = field(default_factory=list)
+    layout: str | None = None
+    notes: list[str] = field(default_factory=list)
+    page_headers: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    completion_marks: list[int] = field(default_factory=list)
+
+
+def _scan_pages(doc, path: Path, ocr: str | None, dpi: int, gate: QualityGate | None) -> _Scan:
+    """The page reader: each page's text (OCR'd when it has no text layer), header and TIME BREAKDOWN part."""
+    scan = _Scan()
+    cap = limits()
+    open_part = None  # the previous page's table part, which may continue on this page
+    for pno, page in enumerate(doc, start=1):
+        # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
+        text = page_text(doc, page, pno, path, cap).replace("\x00", " ")
+        words = page_words(page)
+        scan.layer_words.append(words)
+        if not text.strip() and ocr is None:
+            scan.notes.append(f"page {pno} has no text layer (scanned?); read it with ocr='auto'")
+        elif not text.strip():
+            read = _ocr_page(scan, page, pno, path, ocr, dpi, gate)
+            if read is None:
+                open_part = None
+                continue
+            text, words = read
+        scan.pages.append(text)
+        try:
+            part = parse_time_table(page, words, pno, path.name, continued=open_part)
+        except ReportLayoutError as exc:
+            if pno not in scan.ocr_pages:
+                raise
+            scan.notes.append(f"page {pno} (OCR): table not read: {exc}")
+            part = None
+        _read_page_header(scan, page, words, pno)
+        open_part = part
+        if part is not None:
+            _add_rows(scan, part, pno)
+    return scan
+
+
+def _ocr_page(scan: _Scan, page, pno: int, path: Path, ocr: str, dpi: int,
+              gate: QualityGate | None) -> tuple[str, list[Word]] | None:
+    """A page without a text layer, OCR'd: its text and words, or ``None`` when it fails the quality gate."""
+    from ddrsearch.reading.ocr import QualityGate, ocr_page, pick_engine
+
+    scan.engine = scan.engine or pick_engine(ocr, file_name=path.name)
+    result = ocr_page(page, scan.engine, dpi)
+    quality = (gate or QualityGate.for_engine(scan.engine)).check(result)
+    if not quality.passed:
+        scan.review.append(f"page {pno}: " + "; ".join(quality.reasons))
+        scan.notes.append(f"page {pno}: OCR below the quality gate, left out (see review)")
+        scan.pages.append("")
+        return None
+    scan.ocr_pages.append(pno)
+    return result.text, list(result.words)
+
+
+def _read_page_header(scan: _Scan, page, words: list[Word], pno: int) -> None:
+    """The page's header fields (above its first section title), and whether it carries a completion mark."""
+    stop = page.rect.height
+    lines = [join_words(line) for line in group_lines(words)]
+    if any(squash(text) in _COMPLETION_MARKS for text in lines):
+        scan.completion_marks.append(pno)
+    for line in group_lines(words):  # the header ends at the first section title below it
+        if is_section_title(join_words(line)) and line[0].y0 > 60:
+            stop = min(stop, line[0].y0 - 0.5)
+            break
+    page_header = parse_header(words, stop)
+    if page_header.get("RPT NUM") or page_header.get("RPT DATE"):
+        scan.page_headers.append((pno, page_header))
+    if pno == 1:
+        scan.header = page_header
+
+
+def _add_rows(scan: _Scan, part, pno: int) -> None:
+    """The row assembler: one page's part of the TIME BREAKDOWN, numbered on after the rows before it."""
+    if part.heading != "title":
+        how = "its column headings repeated" if part.heading == "columns" else "no heading"
+        scan.notes.append(f"page {pno}: the TIME BREAKDOWN continues ({len(part.rows)} rows, {how})")
+    scan.layout = "drilling"
+    scan.notes.extend(f"page {pno}, {n}" for n in part.notes)
+    for r in part.rows:
+        scan.rows.append(OperationRow(**{**r.__dict__, "index": len(scan.rows)}))
+    if part.total is not None:
+        scan.totals.append(part.total)
+    if part.heading == "title" and not part.rows:
+        scan.notes.append(f"page {pno}: a TIME BREAKDOWN heading but no row with a FROM time (HH:MM) under it")
+
+
+def _identity(path: Path, scan: _Scan) -> tuple[str, str, int, dt.date]:
+    """Well, phase, report number and date, from the file name and the headers, checked against each other."""
+    header, notes, page_headers, layout = scan.header, scan.notes, scan.page_headers, scan.layout
     # One file, one report: a later page with its own header must be the same report.
     if page_headers and page_headers[0][0] != 1:
-        header = page_headers[0][1]
+        header = scan.header = page_headers[0][1]
         notes.append(f"page 1 has no report header; the header of page {page_headers[0][0]} is used")
     idents = [(pno, _header_identity(h)[:2]) for pno, h in page_headers]
     for pno, ident in idents[1:]:
@@ -340,38 +397,9 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
             f"(found RPT NUM={header.get('RPT NUM')!r}, RPT DATE={header.get('RPT DATE')!r}).",
             path,
         )
-    if from_name is not None:
-        well, phase, number, date = from_name
-        layout_phase = "Drilling" if layout == "drilling" else "Completion"
-        if layout is None and not completion_marks:
-            layout_phase = phase  # neither layout found: said below (an error for a drilling report, else a note)
-        if layout_phase != phase:
-            raise IdentityMismatchError(
-                f"{path.name}: the file name says a {phase} report, but the PDF has "
-                + ("a drilling report's TIME BREAKDOWN" if layout == "drilling" else "no TIME BREAKDOWN table")
-                + ". Rename the file to match its content.",
-                path,
-            )
-        if 1 in ocr_pages and ((hdr_num is not None and int(hdr_num) != number) or
-                               (hdr_date is not None and hdr_date != date)):
-            notes.append(f"the OCR'd header reads RPT NUM {hdr_num}, RPT DATE {hdr_date}; the file name's "
-                         f"{number}, {date.isoformat()} is used")
-            hdr_num = hdr_date = None
-        if hdr_num is not None and int(hdr_num) != number:
-            raise IdentityMismatchError(
-                f"{path.name}: the file name says report number {number} but the header says RPT NUM {int(hdr_num)}. "
-                "Rename the file to match its header (or check that it is the right report).",
-                path,
-            )
-        if hdr_date is not None and hdr_date != date:
-            raise IdentityMismatchError(
-                f"{path.name}: the file name says date {date.isoformat()} but the header says RPT DATE "
-                f"{hdr_date.isoformat()}. Rename the file to match its header (or check that it is the right report).",
-                path,
-            )
-    else:
+    if from_name is None:
         well = header.get("WELL NAME", "") or "unknown well"
-        if layout is None and not completion_marks:
+        if layout is None and not scan.completion_marks:
             raise ReportLayoutError(
                 f"{path}: a layout this reader does not know. It found a header (RPT NUM={header.get('RPT NUM')!r}, "
                 f"RPT DATE={header.get('RPT DATE')!r}) but no TIME BREAKDOWN table (headings "
@@ -380,35 +408,51 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
                 "read its text with pymupdf if it is another kind of document.",
                 path,
             )
-        phase = "Drilling" if layout == "drilling" else "Completion"
-        number, date = int(hdr_num), hdr_date
-    if layout is None and phase == "Drilling" and (ocr_pages or review):
-        notes.append("no TIME BREAKDOWN table in the OCR'd text (or its page is under review): no operation rows")
-    elif layout is None and phase == "Drilling":
-        raise ReportLayoutError(
-            f"{path.name}: a drilling report without a TIME BREAKDOWN table (FROM/TO/HRS/PHASE/CODE/NPT/"
-            "OPERATIONS). Is it in the WellEz daily drilling report layout?",
+        return well, "Drilling" if layout == "drilling" else "Completion", int(hdr_num), hdr_date
+    well, phase, number, date = from_name
+    layout_phase = "Drilling" if layout == "drilling" else "Completion"
+    if layout is None and not scan.completion_marks:
+        layout_phase = phase  # neither layout found: said by read_report (an error for a drilling report, else a note)
+    if layout_phase != phase:
+        raise IdentityMismatchError(
+            f"{path.name}: the file name says a {phase} report, but the PDF has "
+            + ("a drilling report's TIME BREAKDOWN" if layout == "drilling" else "no TIME BREAKDOWN table")
+            + ". Rename the file to match its content.",
             path,
         )
-    if layout == "drilling" and not rows:
-        notes.append("the TIME BREAKDOWN table has no operation rows; only the header and page text can be searched")
-    hours = sum(r.hours or 0.0 for r in rows)
+    if 1 in scan.ocr_pages and ((hdr_num is not None and int(hdr_num) != number) or
+                                (hdr_date is not None and hdr_date != date)):
+        notes.append(f"the OCR'd header reads RPT NUM {hdr_num}, RPT DATE {hdr_date}; the file name's "
+                     f"{number}, {date.isoformat()} is used")
+        hdr_num = hdr_date = None
+    if hdr_num is not None and int(hdr_num) != number:
+        raise IdentityMismatchError(
+            f"{path.name}: the file name says report number {number} but the header says RPT NUM {int(hdr_num)}. "
+            "Rename the file to match its header (or check that it is the right report).",
+            path,
+        )
+    if hdr_date is not None and hdr_date != date:
+        raise IdentityMismatchError(
+            f"{path.name}: the file name says date {date.isoformat()} but the header says RPT DATE "
+            f"{hdr_date.isoformat()}. Rename the file to match its header (or check that it is the right report).",
+            path,
+        )
+    return well, phase, number, date
+
+
+def _printed_total(scan: _Scan) -> float | None:
+    """The TOTAL HRS the report prints, with notes where the rows' hours disagree with it or exceed a day."""
+    hours = sum(r.hours or 0.0 for r in scan.rows)
     if hours > 24.0 + 1e-9:
-        notes.append(f"the operation rows add up to {hours:g} hours, more than one day")
+        scan.notes.append(f"the operation rows add up to {hours:g} hours, more than one day")
     # TOTAL HRS: one printed total is the table's; when every page prints one, the last is the
     # grand total if it equals the rows' sum, otherwise they are page subtotals and add up.
     total = None
-    if totals:
-        total = totals[-1] if len(totals) == 1 or abs(totals[-1] - hours) < 1e-6 else sum(totals)
-        if rows and abs(total - hours) > 1e-6:
-            notes.append(f"the rows add up to {hours:g} hours but the printed TOTAL HRS is {total:g}")
-    if layout is None and phase == "Completion" and not completion_marks:
-        notes.append("no TIME BREAKDOWN table and no TIME LOG found: the report has no operation rows")
-    return Report(
-        path=path, file_name=path.name, well=well, phase=phase, report_number=number, report_date=date,
-        header=header, pages=pages, operations=rows, total_hours_printed=total, notes=notes,
-        ocr_pages=tuple(ocr_pages), ocr_engine=engine if ocr_pages else "", review=review, words=layer_words,
-    )
+    if scan.totals:
+        total = scan.totals[-1] if len(scan.totals) == 1 or abs(scan.totals[-1] - hours) < 1e-6 else sum(scan.totals)
+        if scan.rows and abs(total - hours) > 1e-6:
+            scan.notes.append(f"the rows add up to {hours:g} hours but the printed TOTAL HRS is {total:g}")
+    return total
 
 
 def _ident_text(ident) -> str:
