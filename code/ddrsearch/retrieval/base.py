@@ -304,7 +304,7 @@ class Retriever(ABC):
     def describe(self, query: str, hit: Hit) -> Hit:
         """``hit`` with the query terms its text holds and, where only its row's CODE cell holds them, that cell."""
         terms = set(self.query_terms(query))
-        held = tuple(sorted(terms & set(self.match_tokenizer(hit.text)))) if hit.text else ()
+        held = tuple(sorted(terms & self.text_terms(hit.text))) if hit.text else ()
         return replace(hit, terms=held, code=self.code_match(query, hit, held))
 
     def code_match(self, query: str, hit: Hit, held: Sequence[str] = ()) -> str | None:
@@ -320,7 +320,7 @@ class Retriever(ABC):
         code = report.operations[hit.row].code
         if not code:
             return None
-        return code if set(self.query_terms(query)) & set(self.match_tokenizer(code)) else None
+        return code if set(self.query_terms(query)) & self.text_terms(code) else None
 
     # --- what the front ends show ------------------------------------------------
     @property
@@ -369,14 +369,35 @@ class Retriever(ABC):
         shares a term. The dense retriever overrides it with embedding
         similarity.
         """
-        tok = self.match_tokenizer
         terms = set(self.query_terms(query))
         best, best_n = None, 0
-        for line in report_lines(report) + page_lines(report):
-            n = len(terms & set(tok(line.text)))
+        for line, held in self.line_terms(report):
+            n = len(terms & held)
             if n > best_n:
                 best, best_n = line, n
         return best
+
+    def line_terms(self, report: Report) -> list[tuple[Passage, frozenset[str]]]:
+        """Each line of ``report`` (:func:`report_lines`, then :func:`page_lines`) with its terms, tokenized once.
+
+        Kept per report for this retriever (its tokenizer), so that a search
+        that shows many reports does not cut the same lines again.
+        """
+        cache = self.__dict__.setdefault("_line_terms", {})
+        key = (report.file_name, id(report))
+        if key not in cache:
+            tok = self.match_tokenizer
+            cache[key] = [(line, frozenset(tok(line.text))) for line in report_lines(report) + page_lines(report)]
+        return cache[key]
+
+    def text_terms(self, text: str) -> frozenset[str]:
+        """The terms of ``text`` by this retriever's tokenizer, remembered for the texts of the last hits shown."""
+        cache = self.__dict__.setdefault("_text_terms", {})
+        if text not in cache:
+            if len(cache) > 4096:
+                cache.clear()
+            cache[text] = frozenset(self.match_tokenizer(text))
+        return cache[text]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(passages={len(self.passages)})"
