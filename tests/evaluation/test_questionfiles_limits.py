@@ -64,3 +64,18 @@ def test_the_shipped_sets_are_within_the_limits(name):
     qs = load_questions(name, check_evidence=False)
     assert qs.path.stat().st_size < 5_000_000
     assert max(len(q.question.split()) for q in qs.questions) <= 100
+
+
+def test_a_nul_byte_or_a_list_key_is_a_question_set_error(tmp_path):
+    """Before: a NUL byte raised yaml's ReaderError and a complex key TypeError, as tracebacks."""
+    from ddrsearch.errors import QuestionSetError
+    from ddrsearch.evaluation.questionfiles import load_questions
+
+    nul = tmp_path / "nul.yaml"
+    nul.write_text("name: x\x00\n", encoding="utf-8")
+    with pytest.raises(QuestionSetError, match="not valid YAML"):
+        load_questions(nul, check_evidence=False)
+    key = tmp_path / "key.yaml"
+    key.write_text("? [a, b]\n: 1\n", encoding="utf-8")
+    with pytest.raises(QuestionSetError):
+        load_questions(key, check_evidence=False)

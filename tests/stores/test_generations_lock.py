@@ -134,3 +134,18 @@ def test_the_lock_timeout_setting_must_be_a_positive_number(monkeypatch):
     monkeypatch.setenv("DDRSEARCH_INDEX_LOCK_TIMEOUT", "soon")
     with pytest.raises(SettingError, match="DDRSEARCH_INDEX_LOCK_TIMEOUT='soon'"):
         lock_timeout()
+
+
+def test_a_lock_that_is_a_link_is_refused_and_its_target_left_alone(tmp_path):
+    """Before: LOCK as a symbolic link was followed, truncated and written: the linked file was emptied."""
+    from ddrsearch.errors import SearchIndexError
+    from ddrsearch.stores.generations import index_lock
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("IMPORTANT USER DATA\n", encoding="utf-8")
+    folder = tmp_path / "index"
+    folder.mkdir()
+    (folder / "LOCK").symlink_to(victim)
+    with pytest.raises(SearchIndexError, match="link or not a regular file"), index_lock(folder):
+        pass
+    assert victim.read_text(encoding="utf-8") == "IMPORTANT USER DATA\n"

@@ -73,3 +73,18 @@ def test_a_bad_lexicon_names_every_problem_with_its_line(tmp_path):
     assert "line 4 (mast): 'of' names 'derrick'" in message
     with pytest.raises(LexiconError, match="No lexicon at"):
         load_lexicon(tmp_path / "missing.csv")
+
+
+def test_a_folder_a_huge_file_or_a_broken_csv_is_named(tmp_path):
+    """Before: a folder raised IsADirectoryError and a 131,073-character field csv.Error, not the package's error."""
+    with pytest.raises(LexiconError, match="is a folder"):
+        load_lexicon(tmp_path)
+    big = tmp_path / "big.csv"
+    big.write_text("term,of,group,kind,definition,synonyms,plain\n" + "x" * 5_000_001, encoding="utf-8")
+    with pytest.raises(LexiconError, match="more than a lexicon's"):
+        load_lexicon(big)
+    wide = tmp_path / "wide.csv"
+    wide.write_text('term,of,group,kind,definition,synonyms,plain\ntrip,,trips,operation,"' + "y" * 200_000 + '",,\n',
+                    encoding="utf-8")
+    with pytest.raises(LexiconError, match="not a CSV this loader can read"):
+        load_lexicon(wide)

@@ -247,12 +247,21 @@ class AnswerCard:
         return list(out.items())
 
     def to_text(self, width: int = 79) -> str:
-        """The card as plain text, lines at most ``width`` characters (quotes wrap, never cut)."""
+        """The card as plain text, lines at most ``width`` characters (quotes wrap, never cut).
+
+        The question and the rows are data: control characters (ESC sequences, C0, C1, bidi
+        overrides) are removed and line breaks shown as spaces, so a terminal shows them as text.
+        """
         import textwrap
 
-        lines = [f"Q: {self.question}"]
+        from ddrsearch.answers.generation import strip_controls
+
+        def plain(text: str) -> str:
+            return " ".join(strip_controls(text).split())
+
+        lines = [f"Q: {plain(self.question)}"]
         if self.note:
-            lines += textwrap.wrap(self.note, width)
+            lines += textwrap.wrap(plain(self.note), width)
         if not self.found:
             lines.append(f"Not found in these reports (best support {self.support:.2f} < {self.threshold:.3f}).")
             return "\n".join(lines)
@@ -264,7 +273,7 @@ class AnswerCard:
             for r in rows:
                 lines.append(f"  [{r.row_id}] {r.start}-{r.end or '?'} (evidence {r.evidence:.2f}, "
                              f"support {r.support:.2f})")
-                lines += textwrap.wrap(f'"{r.text}"', width, initial_indent="    ", subsequent_indent="    ")
+                lines += textwrap.wrap(f'"{plain(r.text)}"', width, initial_indent="    ", subsequent_indent="    ")
         return "\n".join(lines)
 
 

@@ -45,7 +45,7 @@ from ddrsearch.embedding.encoder import (
     QUERY_THREADS,
     query_threads,
 )  # re-exported: the app and tests import them from here
-from ddrsearch.errors import DataNotFoundError, QueryError
+from ddrsearch.errors import DataNotFoundError, QueryError, SearchIndexError
 from ddrsearch.reading.names import row_id, short_name
 from ddrsearch.reading.report import Report, load_archive, read_reports
 from ddrsearch.retrieval.base import check_query
@@ -413,7 +413,12 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
         base = None
     index, index_note = _disk_index(corpus, folder, paths, archive if folder is None else None) \
         if paths else (None, "")
-    reports = index.load_reports() if index is not None else None
+    reports = None
+    if index is not None:
+        try:
+            reports = index.load_reports()
+        except SearchIndexError as exc:  # damaged records: the page says so, then reads the PDFs
+            index_note = f"The index on disk was not used: {exc}"
     if reports is not None:  # a current index with the reports' records: no PDF is read
         retriever = index.retriever.attach_reports(reports)
     else:

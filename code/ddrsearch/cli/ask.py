@@ -25,6 +25,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     from ddrsearch.answers.generation import GenerationError, build_prompt, chat, check_citations, llm_config
     from ddrsearch.cli.index import current_index
     from ddrsearch.data.folders import corpus_paths
+    from ddrsearch.errors import SearchIndexError
     from ddrsearch.reading.report import load_archive, read_reports
     from ddrsearch.retrieval.base import cut_query
 
@@ -35,7 +36,12 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print("ddrsearch ask: --ocr applies to --dir (your own reports) only", file=sys.stderr)
         return 2
     index = None if args.no_index or args.ocr is not None else current_index(args)
-    reports = index.load_reports() if index is not None else None
+    reports = None
+    if index is not None:
+        try:
+            reports = index.load_reports()
+        except SearchIndexError as exc:  # damaged records: say so in one line, then read the PDFs
+            print(f"note: not using the index: {exc}", file=sys.stderr)
     if reports is not None:  # the index is current and holds the reports' records: no PDF is read
         answerer = Answerer(reports, index.retriever.attach_reports(reports))
     else:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from ddrsearch.reading.report import Report
 from ddrsearch.text.tokenizer import tokenize
-from ddrsearch.text.words import DEFAULT_STOPWORDS
+from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize
 
 __all__ = ["FUNCTION_WORDS", "answering_rows", "content_terms", "shared_words"]
 
@@ -66,12 +66,13 @@ def shared_words(question: str, rows: Iterable[str]) -> list[str]:
 
 
 def _collapsed(text: str) -> str:
-    return " ".join(text.split()).lower()
+    return normalize(text)  # as the evidence check compares (case, whitespace, the kind of quote or dash)
 
 
 def answering_rows(report: Report, evidence: str) -> list[str]:
     """The texts of ``report`` that hold the quotation ``evidence``: each operation row (its OPERATIONS text and
-    CODE cell) or header line (PRESENT OPERATIONS, ACTIVITY PLANNED) that contains it, whitespace and case ignored.
+    CODE cell) or header line (PRESENT OPERATIONS, ACTIVITY PLANNED) that contains it, compared as the evidence
+    check compares (:func:`ddrsearch.text.words.normalize`: case, whitespace, the kind of quote or dash).
 
     Returns:
         ``[]`` when no single row or header line holds it.

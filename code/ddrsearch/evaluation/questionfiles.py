@@ -245,7 +245,10 @@ def load_questions(
         source = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise QuestionSetError(path, [f"the file is not UTF-8 text ({exc}); save it as UTF-8"]) from exc
-    loader = _Loader(source)
+    try:
+        loader = _Loader(source)  # the reader checks the characters here: a NUL or ESC byte is refused
+    except yaml.YAMLError as exc:
+        raise QuestionSetError(path, [f"not valid YAML: {exc}"]) from None
     try:
         data = loader.get_single_data()
     except _AliasRefused as exc:
@@ -253,6 +256,8 @@ def load_questions(
     except yaml.YAMLError as exc:
         tab = " (YAML indents with spaces, never tabs: replace the tabs)" if "'\\t'" in str(exc) else ""
         raise QuestionSetError(path, [f"not valid YAML{tab}: {exc}"]) from exc
+    except (TypeError, RecursionError) as exc:  # a complex (list) key, or nesting too deep
+        raise QuestionSetError(path, [f"not a question set this loader can read ({type(exc).__name__}: {exc})"]) from None
     finally:
         loader.dispose()
 

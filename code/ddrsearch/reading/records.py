@@ -55,6 +55,7 @@ def report_from_record(rec: dict) -> Report:
         fields = {f.name: rec[f.name] for f in dataclasses.fields(Report)}
     except KeyError as exc:
         raise ValueError(f"the record of {name} lacks the field {exc}") from None
+    _check_types(name, fields)
     fields["path"] = Path(fields["path"])
     fields["report_date"] = dt.date.fromisoformat(fields["report_date"])
     fields["operations"] = [OperationRow(**{**row, "lines": tuple(row["lines"]),
@@ -63,3 +64,30 @@ def report_from_record(rec: dict) -> Report:
     fields["ocr_pages"] = tuple(fields["ocr_pages"])
     fields["words"] = [[Word(*w) for w in page] for page in fields["words"]]
     return Report(**fields)
+
+
+def _check_types(name: str, fields: dict) -> None:
+    """Raise ``ValueError`` naming the report and the field when a record's values are not of their types."""
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise ValueError(f"the record of {name}: {what}")
+
+    for key in ("path", "file_name", "well", "phase", "report_date", "ocr_engine"):
+        need(isinstance(fields[key], str), f"{key} is not text")
+    need(isinstance(fields["report_number"], int) and not isinstance(fields["report_number"], bool),
+         "report_number is not a whole number")
+    need(isinstance(fields["header"], dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in fields["header"].items()), "header is not text fields")
+    for key in ("pages", "notes", "review"):
+        need(isinstance(fields[key], list) and all(isinstance(v, str) for v in fields[key]), f"{key} is not a list of text")
+    need(isinstance(fields["ocr_pages"], list) and all(isinstance(v, int) for v in fields["ocr_pages"]),
+         "ocr_pages is not a list of page numbers")
+    need(isinstance(fields["words"], list), "words is not a list")
+    need(isinstance(fields["operations"], list), "operations is not a list")
+    for i, row in enumerate(fields["operations"]):
+        need(isinstance(row, dict) and row.get("index") == i, f"operation row {i} is not row {i}")
+        for key in ("start", "end", "phase", "code", "npt", "operations"):
+            need(isinstance(row.get(key), str), f"operation row {i}: {key} is not text")
+        need(isinstance(row.get("page"), int) and isinstance(row.get("lines"), list)
+             and all(isinstance(v, str) for v in row["lines"]), f"operation row {i}: page or lines malformed")
+        need(row.get("hours") is None or isinstance(row["hours"], (int, float)), f"operation row {i}: hours is not a number")

@@ -28,7 +28,9 @@ under another name is refused (:class:`~ddrsearch.errors.DuplicateReportError`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import hashlib
 import inspect
 import json
 import os
@@ -224,7 +226,11 @@ def _write(index_dir, entries: list[dict], passages, vectors, bm25, header_extra
     header = {"ddrsearch_version": __version__, **header_extra, "reports": entries,
               "n_passages": len(passages), "dim": int(vectors.shape[1]),
               "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
-    extra = {REPORTS_FILE: json.dumps(records, ensure_ascii=False).encode("utf-8")} if records is not None else None
+    extra = None
+    if records is not None:
+        data = json.dumps(records, ensure_ascii=False).encode("utf-8")
+        extra = {REPORTS_FILE: data}
+        header["reports_file"] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
     return write_generation(index_dir, header, passages, vectors, bm25, parent=parent, extra=extra)
 
 
@@ -504,13 +510,22 @@ class SearchIndex:
         Raises:
             SearchIndexError: the records are damaged (the message names the file and says to rebuild).
         """
+        path = self.generation.folder / REPORTS_FILE
+        expected = self.header.get("reports_file")
+        if expected is None or not path.is_file():
+            return None  # an index written without the records: the caller reads the PDFs
+        if path.stat().st_size != expected.get("bytes") or sha256_file(path) != expected.get("sha256"):
+            raise damaged(self.folder, path, "its SHA-256 or size is not the one the header records")
         records = self.generation.json_file(REPORTS_FILE)
-        if records is None:
-            return None
+        by_name = {e["file_name"]: e for e in self.reports}
         try:
-            return [report_from_record(rec) for rec in records]
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise damaged(self.folder, self.generation.folder / REPORTS_FILE, exc) from None
+            reports = [report_from_record(rec) for rec in records]
+            if sorted(r.file_name for r in reports) != sorted(by_name):
+                raise ValueError("its reports are not the ones the header lists")
+            # the PDF of each report is the one the header recorded, whatever the record says
+            return [dataclasses.replace(r, path=Path(by_name[r.file_name]["path"])) for r in reports]
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            raise damaged(self.folder, path, exc) from None
 
     def search(self, query: str, k: int = 10, *, weight: float | None = None) -> list[Hit]:
         """Search the index like :meth:`ddrsearch.retrieval.base.Retriever.search` (``weight``: another dense weight)."""

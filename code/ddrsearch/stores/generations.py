@@ -293,11 +293,14 @@ def index_lock(index_dir: str | os.PathLike, *, timeout: float | None = None,
         yield lock
         return
     timeout = lock_timeout() if timeout is None else timeout
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    if lock.is_symlink() or (lock.exists() and not lock.is_file()):
+        raise SearchIndexError(f"The lock file {lock} of the index is a link or not a regular file; the index "
+                               "writes only a file of its own there. Remove it and run the command again.")
+    try:  # O_NOFOLLOW: a link put there after the check is refused too, never followed and emptied
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
         raise SearchIndexError(f"Cannot open the lock file {lock} of the index ({exc}); check that the folder "
-                               "is writable.") from None
+                               "is writable and that LOCK is a file, not a link.") from None
     try:
         deadline, told = time.monotonic() + timeout, False
         while True:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +41,11 @@ from pathlib import Path
 from ddrsearch.data.resources import resource_path
 from ddrsearch.errors import LexiconError
 
-__all__ = ["GROUPS", "KINDS", "LEXICON_COLUMNS", "Lexicon", "LexiconEntry", "default_lexicon", "load_lexicon"]
+__all__ = ["GROUPS", "KINDS", "LEXICON_COLUMNS", "MAX_LEXICON_BYTES", "Lexicon", "LexiconEntry", "default_lexicon",
+           "load_lexicon"]
+
+#: The largest lexicon file read, in bytes (the shipped one has about 135,000).
+MAX_LEXICON_BYTES = 5_000_000
 
 #: Columns of the lexicon CSV, in order.
 LEXICON_COLUMNS = ("term", "of", "group", "kind", "definition", "synonyms", "plain")
@@ -129,18 +134,17 @@ def load_lexicon(path: str | os.PathLike | None = None) -> Lexicon:
             the message lists every problem with its line.
     """
     path = Path(path) if path is not None else resource_path("lexicon.csv")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise LexiconError(f"No lexicon at {path}: give the path of a CSV with columns {', '.join(LEXICON_COLUMNS)}.") from None
-    except UnicodeDecodeError as exc:
-        raise LexiconError(f"{path} is not UTF-8 text ({exc}); save it as UTF-8 CSV.") from None
-    reader = csv.DictReader(text.splitlines())
+    text = _read_text(path)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in LEXICON_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         raise LexiconError(f"{path}: missing column(s) {', '.join(missing)}; the columns are {', '.join(LEXICON_COLUMNS)}.")
     entries, problems, seen = [], [], {}
-    for line, row in enumerate(reader, start=2):
+    try:
+        rows = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:
+        raise LexiconError(f"{path}: not a CSV this loader can read (line {reader.line_num}: {exc}).") from None
+    for line, row in rows:
         term = (row["term"] or "").strip()
         entry = LexiconEntry(term=term, of=(row["of"] or "").strip(), group=(row["group"] or "").strip(),
                              kind=(row["kind"] or "").strip(), definition=" ".join((row["definition"] or "").split()),
@@ -162,6 +166,26 @@ def load_lexicon(path: str | os.PathLike | None = None) -> Lexicon:
     if problems:
         raise LexiconError(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems[:50]))
     return Lexicon(tuple(entries), path)
+
+
+def _read_text(path: Path) -> str:
+    """The lexicon file's text, after the checks that name what is wrong with the file itself."""
+    if path.is_dir():
+        raise LexiconError(f"{path} is a folder; give the path of a lexicon CSV file.")
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise LexiconError(f"No lexicon at {path}: give the path of a CSV with columns {', '.join(LEXICON_COLUMNS)}.") from None
+    if size > MAX_LEXICON_BYTES:
+        raise LexiconError(f"{path} has {size:,} bytes, more than a lexicon's {MAX_LEXICON_BYTES:,} (the shipped "
+                           "one has about 135,000); is it the right file?")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LexiconError(f"{path} is not UTF-8 text ({exc}); save it as UTF-8 CSV.") from None
+    except OSError as exc:
+        raise LexiconError(f"{path} cannot be read ({exc}).") from None
+    return text
 
 
 @functools.lru_cache(maxsize=1)
