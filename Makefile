@@ -46,6 +46,7 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/ruff check code tests benchmarks
+	$(BIN)/ruff check --select F,I --line-length 79 chapters
 
 preview: data
 	$(BIN)/ddrsearch preview --out _preview
