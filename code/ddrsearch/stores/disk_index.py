@@ -72,7 +72,7 @@ METHOD = "hybrid"
 _NOT_STORED = ("__init__.py", "__main__.py", "errors.py", "settings.py", "hashing.py", "imports.py", "checks.py",
                "data/", "evaluation/", "answers/", "app/", "book/", "cli/", "stores/", "reading/fields.py",
                "retrieval/base.py", "retrieval/dense.py", "retrieval/hybrid.py", "retrieval/fusion.py",
-               "retrieval/vectorindex.py", "retrieval/explain.py")
+               "retrieval/vectorindex.py", "retrieval/explain.py", "embedding/onnx_encoder.py")
 
 
 def _stored(relative: str) -> bool:
