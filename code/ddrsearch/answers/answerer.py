@@ -336,8 +336,7 @@ class Answerer:
     """
 
     def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD):
-        from ddrsearch.retrieval.hybrid import HybridRetriever
-        from ddrsearch.retrieval.levered import TunedHybridRetriever
+        from ddrsearch.retrieval.legs import TwoLegRetriever
 
         self.reports = list(reports)
         self.by_name = {r.file_name: r for r in self.reports}
@@ -345,7 +344,7 @@ class Answerer:
             from ddrsearch.retrieval.pipeline import build_retriever
 
             retriever = build_retriever("hybrid", self.reports)
-        if not isinstance(retriever, (HybridRetriever, TunedHybridRetriever)):
+        if not isinstance(retriever, TwoLegRetriever):
             raise TypeError(f"Answerer needs a HybridRetriever (BM25 and dense legs), not {type(retriever).__name__}")
         self.retriever = retriever
         self.threshold = threshold

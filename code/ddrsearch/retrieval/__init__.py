@@ -3,7 +3,7 @@
 Modules: ``passages`` (what is indexed and returned), ``base`` (the
 :class:`Retriever` interface), ``chunking``, ``lexical`` (keyword AND, BM25),
 ``dense``, ``adaptation`` (the linear adapter), ``fusion`` (RRF and convex
-formulas), ``hybrid`` (BM25 + dense, fused), ``levered`` (the hybrid with the
+formulas), ``legs`` (what the two-leg retrievers share), ``hybrid`` (BM25 + dense, fused), ``levered`` (the hybrid with the
 levers of chapter 12), ``structured`` (numeric and date questions from typed
 fields), ``rowchoice`` (the row shown for a hit), ``matching`` (which words
 matched), ``explain`` (how a ranking was made), ``vectorindex`` (exact and

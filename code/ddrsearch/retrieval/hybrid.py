@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ddrsearch.retrieval.base import Retriever
 from ddrsearch.retrieval.dense import DenseRetriever
 from ddrsearch.retrieval.fusion import RRF_K, Fusion
+from ddrsearch.retrieval.legs import TwoLegRetriever
 from ddrsearch.retrieval.lexical import BM25Retriever
-from ddrsearch.retrieval.passages import Passage
 
 __all__ = ["HybridRetriever"]
 
 
-class HybridRetriever(Retriever):
+class HybridRetriever(TwoLegRetriever):
     """BM25 and dense retrieval over the same passages, fused per query.
 
     Args:
@@ -54,34 +53,12 @@ class HybridRetriever(Retriever):
         self.bm25 = bm25 or BM25Retriever(**(bm25_options or {}))
         self.dense = dense or DenseRetriever(**(dense_options or {}))
 
-    def _fit(self, passages: list[Passage]) -> None:
-        for leg in (self.bm25, self.dense):
-            if [p.passage_id for p in leg.passages] != [p.passage_id for p in passages]:
-                leg.index(passages)
-            leg.attach_reports(self.reports.values())
-
-    def attach_reports(self, reports) -> HybridRetriever:
-        """Attach the reports to this retriever and to both legs."""
-        reports = list(reports)
-        super().attach_reports(reports)
-        for leg in (self.bm25, self.dense):
-            leg.attach_reports(reports)
-        return self
-
     def with_weight(self, weight: float, fusion: str | None = None) -> HybridRetriever:
         """A new hybrid retriever sharing this one's indexed legs, with another weight (cheap: no re-indexing)."""
         other = HybridRetriever(fusion=fusion or self.fusion, weight=weight, rrf_k=self.rrf_k, candidates=self.candidates,
                                 bm25=self.bm25, dense=self.dense, rollup=self.rollup)
         other.passages = self.passages
         return other.attach_reports(self.reports.values())
-
-    @property
-    def match_options(self) -> dict[str, bool]:
-        return self.bm25.match_options
-
-    @property
-    def match_tokenizer(self):
-        return self.bm25.tokenize
 
     def leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """The BM25 and dense passage scores for ``query`` (nan = not retrieved)."""
@@ -94,6 +71,3 @@ class HybridRetriever(Retriever):
         """
         b, v = self.leg_scores(query)
         return self.fuser.scores(b, v, self.top_passages)
-
-    def best_line(self, query, report):
-        return self.dense.best_line(query, report) if self.weight >= 0.5 else self.bm25.best_line(query, report)

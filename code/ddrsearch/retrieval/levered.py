@@ -59,11 +59,11 @@ from dataclasses import replace
 import numpy as np
 
 from ddrsearch.errors import QueryError
-from ddrsearch.retrieval.base import Retriever
 from ddrsearch.retrieval.dense import DenseRetriever
 from ddrsearch.retrieval.fusion import RRF_K, Fusion
+from ddrsearch.retrieval.legs import TwoLegRetriever
 from ddrsearch.retrieval.lexical import BM25Retriever
-from ddrsearch.retrieval.passages import Hit, Passage
+from ddrsearch.retrieval.passages import Hit
 from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row
 from ddrsearch.retrieval.structured import StructuredIndex
 from ddrsearch.text.rewriting import load_rig_terms, rewrite_query
@@ -124,7 +124,7 @@ def proximity_pairs(words: Sequence[str], numbers: bool | str = False) -> list[t
     return sorted(pairs)
 
 
-class TunedHybridRetriever(Retriever):
+class TunedHybridRetriever(TwoLegRetriever):
     """A hybrid retriever with the levers of the module docstring.
 
     It *holds* its legs (a :class:`~ddrsearch.retrieval.lexical.BM25Retriever`,
@@ -221,34 +221,9 @@ class TunedHybridRetriever(Retriever):
         self.adaptive, self.adaptive_cover = adaptive, adaptive_cover
 
     # --- indexing --------------------------------------------------------------------
-    def _fit(self, passages: list[Passage]) -> None:
-        for leg in (self.bm25, self.dense):
-            if [p.passage_id for p in leg.passages] != [p.passage_id for p in passages]:
-                leg.index(passages)
-            leg.attach_reports(self.reports.values())
-
-    def attach_reports(self, reports) -> TunedHybridRetriever:
-        """Attach the reports to this retriever and to both legs."""
-        reports = list(reports)
-        super().attach_reports(reports)
-        for leg in (self.bm25, self.dense):
-            leg.attach_reports(reports)
-        return self
-
-    @property
-    def match_options(self) -> dict[str, bool]:
-        return self.bm25.match_options
-
-    @property
-    def match_tokenizer(self):
-        return self.bm25.tokenize
-
     def query_terms(self, query: str) -> list[str]:
         """The terms BM25 matches for ``query`` after the rewrites (shorthand spelt out, expanded, stemmed)."""
         return self.bm25.tokenize(self.rewrite(query))
-
-    def best_line(self, query, report):
-        return self.dense.best_line(query, report) if self.weight >= 0.5 else self.bm25.best_line(query, report)
 
     def rewrite(self, query: str) -> str:
         """The query as both legs read it, after the rewrites switched on."""
