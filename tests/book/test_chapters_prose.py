@@ -27,9 +27,6 @@ from ddrsearch.book.preview import book_entries
 ENTRIES = [e for e in book_entries(PROJECT) if e.path.is_file()]
 CHAPTERS = [e for e in ENTRIES if e.number and not e.appendix and e.path.suffix == ".ipynb"]
 
-#: Chapters rewritten on another branch while this check was written: their bridge is that
-#: branch's to add (issue 24 lists chapter 12 among those without one).
-
 
 def _markdown(entry) -> list[str]:
     """The Markdown cells of a notebook, or the text of a .qmd file (front matter left in: it holds no prose)."""
