@@ -1,7 +1,8 @@
 """The book wing: what the chapters use and what builds and checks the book; no other wing imports it but the ``preview`` command.
 
 Modules: ``notebook`` (what the chapters share: the reports read once,
-``rank_of``, ``names``, ``join_and``), ``checks`` (exercise answers, what fits
+``rank_of``, ``names``, ``join_and``), ``exercises`` (the chapters' exercises
+and their checker, ``check("4.1", answer)``), ``checks`` (what fits
 a printed page, the LaTeX the tables need, visible code that reads a hidden
 cell's names), ``diagram`` (the pipeline diagram), ``preview`` (executing the
 chapters, the no-Quarto preview), ``render`` (the book staged for Quarto from
@@ -18,6 +19,7 @@ _EXPORTS = {
     "rank_of": "notebook",
     "sample": "notebook",
     "check_answer": "checks",
+    "check": "exercises",
     "hidden_bindings": "checks",
     "build_preview": "preview",
     "pipeline_figure": "diagram",
