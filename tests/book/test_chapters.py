@@ -5,7 +5,8 @@ that ``_quarto.yml`` lists exists; notebooks are committed without outputs,
 start with a raw cell of YAML front matter and use the ``python3`` kernel;
 cross-reference labels are prefixed, unique and every ``@ref`` resolves; and
 each chapter notebook runs top to bottom with nbclient on the real reports,
-printing no progress bars or ANSI colour codes (they break the PDF build).
+printing no progress bars or ANSI colour codes (they break the PDF build), and
+gives none of its exercises' answers away.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import yaml
 
 from conftest import PROJECT
 from ddrsearch.book.checks import hidden_prose, pdf_overflows
+from ddrsearch.book.exercises import answer_leaks
 from ddrsearch.book.preview import book_entries, book_files, chapter_notebooks, execute_notebook
 
 LABEL_PREFIXES = ("sec", "fig", "tbl", "eq", "lst", "thm", "lem")
@@ -172,6 +174,11 @@ def test_chapter_executes_on_the_real_data(path, archive_folder):
         labels = CELL_LABEL_RE.findall(src)
         if any(l.startswith("fig-") for l in labels):
             assert any("image/png" in o.get("data", {}) for o in cell.outputs), f"{path.name}: {labels} drew no figure"
+    # exercises a learner must do: no output shows an answer, and every check cell, run as
+    # committed (its answer still the placeholder), says "not yet"
+    if path.stem[:2].isdigit():
+        leaks = answer_leaks(nb, int(path.stem[:2]))
+        assert not leaks, f"{path.name}: exercises given away or checks that pass as committed:\n" + "\n".join(leaks)
     # narrative lives in Markdown cells: a hidden cell writes one short sentence of computed numbers
     long_prose = hidden_prose(nb)
     assert not long_prose, f"{path.name}: narrative written by hidden cells:\n" + "\n".join(long_prose)

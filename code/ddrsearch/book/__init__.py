@@ -18,7 +18,6 @@ _EXPORTS = {
     "names": "notebook",
     "rank_of": "notebook",
     "sample": "notebook",
-    "check_answer": "checks",
     "check": "exercises",
     "hidden_bindings": "checks",
     "build_preview": "preview",

@@ -1,6 +1,6 @@
-"""What the book checks that is not retrieval: a reader's exercise answers, and what fits a printed page.
+"""What the book checks that is not retrieval: what fits a printed page, and what hidden cells may do.
 
-``check_answer`` is what the chapters' exercise cells call. ``hidden_prose``
+The chapters' exercises are checked by :mod:`ddrsearch.book.exercises`. ``hidden_prose``
 keeps narrative out of code: what a hidden cell writes must stay a short
 sentence carrying computed numbers. ``pdf_overflows``
 is the book check's measure of an executed chapter against the PDF's text
@@ -14,58 +14,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
-
-# --- exercises --------------------------------------------------------------------------------
-
-def check_answer(exercise: str, answer, expected, *, tolerance: float = 0.0, ordered: bool = False) -> None:
-    """Print whether a reader's answer to an exercise equals the value the chapter computed.
-
-    The expected value is never printed, so running the check does not give
-    the answer away.
-
-    Args:
-        exercise: its name as the chapter prints it, e.g. ``"Exercise 4.1"``.
-        answer: the reader's answer; ``None`` means "not answered yet".
-        expected: the computed answer. Numbers compare within ``tolerance``;
-            strings compare without case and surrounding spaces; lists, tuples
-            and sets compare as sets of such strings.
-        tolerance: allowed absolute difference for numbers (e.g. 0.005 for a
-            value asked to two decimals).
-        ordered: compare a list item by item, in order (numbers within
-            ``tolerance``, ``None`` only with ``None``), instead of as a set.
-    """
-    def norm(v):
-        return str(v).strip().lower()
-
-    if answer is None:
-        verdict = "not answered yet (replace None with your answer)"
-    elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
-        try:
-            ok = abs(float(answer) - float(expected)) <= tolerance + 1e-12
-        except (TypeError, ValueError):
-            ok = False
-        verdict = "right" if ok else "not yet: check your working (the cell above shows the way)"
-    elif ordered:
-        def same(a, e):
-            if a is None or e is None:
-                return a is None and e is None
-            if isinstance(e, (int, float)):
-                try:
-                    return abs(float(a) - float(e)) <= tolerance + 1e-12
-                except (TypeError, ValueError):
-                    return False
-            return norm(a) == norm(e)
-
-        ok = isinstance(answer, (list, tuple)) and len(answer) == len(expected) and all(
-            same(a, e) for a, e in zip(answer, expected, strict=True))
-        verdict = "right" if ok else "not yet: compare your list item by item with the table"
-    elif isinstance(expected, (list, tuple, set)):
-        ok = isinstance(answer, (list, tuple, set)) and {norm(a) for a in answer} == {norm(e) for e in expected}
-        verdict = "right" if ok else "not yet: some items are missing or extra"
-    else:
-        verdict = "right" if norm(answer) == norm(expected) else "not yet: check your working"
-    print(f"{exercise}: {verdict}")
-
 
 # --- what fits a printed page ----------------------------------------------------------------
 
@@ -187,13 +135,8 @@ def _bound_and_read(source: str) -> tuple[set[str], set[str]]:
     except SyntaxError:
         return set(), set()
     bound, read = set(), set()
-    exempt = set()  # the expected value of an exercise check: hidden from the reader on purpose
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "check_answer":
-            expected = node.args[2:3] + [k.value for k in node.keywords if k.arg == "expected"]
-            exempt.update(id(n) for e in expected for n in ast.walk(e))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and id(node) not in exempt:
+        if isinstance(node, ast.Name):
             (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
@@ -212,8 +155,6 @@ def hidden_bindings(cells: Iterable[dict]) -> list[str]:
 
     Returns:
         ``"cell N reads NAME, bound in hidden cell M"`` for each case, in order.
-        The expected value of an exercise's :func:`check_answer` is exempt:
-        it is kept out of the reader's sight on purpose.
     """
     first: dict[str, tuple[int, bool]] = {}  # name -> (cell, hidden) where it was first bound
     out = []

@@ -18,11 +18,15 @@ from __future__ import annotations
 import functools
 import math
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["EXERCISES", "Exercise", "answer_forms", "answer_leaks", "check", "expected", "is_right"]
+
+#: Characters per printed line of feedback: the PDF page's code width (``checks.CODE_WIDTH``).
+LINE_WIDTH = 79
 
 #: What a reader's answer cell holds before it is answered.
 PLACEHOLDERS = (None, Ellipsis)
@@ -153,6 +157,7 @@ def check(label: str, answer) -> None:
 
     The expected value is computed here from the reports (never shown);
     a placeholder answer (``...`` or ``None``) gets "not yet" and the hint.
+    The line is wrapped at :data:`LINE_WIDTH` characters (the PDF's code width).
 
     Args:
         label: the exercise, ``"N.M"`` as the chapter numbers it (``"4.1"``).
@@ -165,7 +170,8 @@ def check(label: str, answer) -> None:
     if is_right(label, answer):
         print(f"Exercise {ex.label}: right")
     else:
-        print(f"Exercise {ex.label}: not yet, hint: {ex.hint}")
+        print(textwrap.fill(f"Exercise {ex.label}: not yet, hint: {ex.hint}", LINE_WIDTH,
+                            subsequent_indent="    ", break_long_words=False, break_on_hyphens=False))
 
 
 # --- what would give an answer away ---------------------------------------------------------------
@@ -438,3 +444,282 @@ def _ex_9_2():
     from ddrsearch.retrieval.fusion import convex_scores
 
     return convex_scores(EX_9_2_BM25, EX_9_2_DENSE, weight=0.3, candidates=None)["b"]
+
+
+# --- chapter 4 ----------------------------------------------------------------------------------
+
+EX_4_1_QUESTION = "drill out the shoe track"
+REPORT_38 = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
+
+
+@functools.cache
+def _dense_operations():
+    """Chapter 4's *dense, TIME BREAKDOWN*: one passage per sample report, its rows' OPERATIONS text."""
+    from ddrsearch.book.notebook import sample
+    from ddrsearch.retrieval.dense import DenseRetriever
+    from ddrsearch.retrieval.passages import Passage
+
+    reports = sample()
+    passages = [Passage(f"{r.file_name}#operations", r.file_name,
+                        "\n".join(row.operations for row in r.operations) if r.operations else r.text)
+                for r in reports]
+    return DenseRetriever().index(passages).attach_reports(reports)
+
+
+@_exercise("4.1", f"cosine of '{EX_4_1_QUESTION}' and report 38 under dense, TIME BREAKDOWN, three decimals",
+           "number", "dense_ops.report_scores(question) maps each report's file name to its cosine",
+           tolerance=0.0005, decimals=3, needs="model")
+def _ex_4_1():
+    return float(_dense_operations().report_scores(EX_4_1_QUESTION)[REPORT_38])
+
+
+EX_4_2_QUESTION = "wiper trip to the shoe"
+
+
+@_exercise("4.2", f"BM25 score of report 38 for '{EX_4_2_QUESTION}', three decimals", "number",
+           "methods[\"BM25\"].report_scores(question), keyed by file name", tolerance=0.0005, decimals=3)
+def _ex_4_2():
+    return float(_sample_bm25().report_scores(EX_4_2_QUESTION)[REPORT_38])
+
+
+# --- chapter 6 ----------------------------------------------------------------------------------
+
+EX_6_1_LAYER = "POOH from 8,021 ft to the casing shoe, flow check"
+EX_6_1_OCR = "P00H from 8.021 ft to the casinq shoe, flow check"
+
+
+@_exercise("6.1", "order-free WER of a given OCR line against its text layer, in percent, one decimal", "number",
+           "ocr.error_rates(layer, read) gives (CER, WER) as fractions", tolerance=0.05, decimals=1, needs="")
+def _ex_6_1():
+    from ddrsearch.reading import ocr
+
+    return 100 * ocr.error_rates(EX_6_1_LAYER, EX_6_1_OCR)[1]
+
+
+@_exercise("6.2", "FROM times of the rows read from page 2 of a synthetic report split after its first row", "list",
+           "write_report(path, split_after=1), read_report(path), and the start of each row whose page is 2 "
+           "(pages count from 1)", needs="")
+def _ex_6_2():
+    import tempfile
+    from pathlib import Path
+
+    from ddrsearch.reading.report import read_report
+    from ddrsearch.reading.synthetic import write_report
+
+    with tempfile.TemporaryDirectory(prefix="ddr-exercise-") as folder:
+        report = read_report(write_report(Path(folder) / "split.pdf", split_after=1))
+    return [row.start for row in report.operations if row.page == 2]
+
+
+# --- chapter 11 ---------------------------------------------------------------------------------
+
+@functools.cache
+def _archive_questions():
+    from ddrsearch.book.notebook import archive
+    from ddrsearch.evaluation.questionfiles import load_questions
+
+    return load_questions("archive", reports=archive()).answerable()
+
+
+@functools.cache
+def _hybrid(what: str = "archive"):
+    """The default pipeline over the archive (``"archive"``) or over chapter 14's first 44 days (``"days"``)."""
+    from ddrsearch.book.notebook import archive
+    from ddrsearch.retrieval.pipeline import build_retriever
+
+    reports = archive() if what == "archive" else _chapter_14_reports()
+    return build_retriever("hybrid", reports)
+
+
+@_exercise("11.1", "NDCG@100 (gain = grade) of the default pipeline on A01, from its ranks, three decimals", "number",
+           "DCG over the ranks of A01's two relevant reports (grade over log2(rank + 1)), divided by the DCG "
+           "of the two in the best order", tolerance=0.0005, decimals=3, needs="model")
+def _ex_11_1():
+    from ddrsearch.evaluation import metrics
+
+    a01 = _archive_questions()["A01"]
+    ranking = metrics.rank_by_score(_hybrid().report_scores(a01.question))
+    return metrics.ndcg_at_k(ranking, a01.qrels(), 100)
+
+
+EX_11_2_LIST = (37, 40, 39, 41, 38)
+
+
+@_exercise("11.2", "NDCG@5 (gain = grade) of the list 37, 40, 39, 41, 38 for A01, three decimals", "number",
+           "report 39 (grade 1) at rank 3 and report 38 (grade 3) at rank 5; IDCG puts 38 first and 39 second",
+           tolerance=0.0005, decimals=3, needs="data")
+def _ex_11_2():
+    from ddrsearch.data.manifest import load_manifest
+    from ddrsearch.evaluation import metrics
+
+    name_of = {e.report_number: e.file_name for e in load_manifest() if e.phase == "Drilling"}
+    return metrics.ndcg_at_k([name_of[n] for n in EX_11_2_LIST], _archive_questions()["A01"].qrels(), 5)
+
+
+# --- chapter 12 ---------------------------------------------------------------------------------
+
+@functools.cache
+def _bench():
+    from ddrsearch.book.notebook import archive
+    from ddrsearch.evaluation.leverbench import LeverBench
+
+    return LeverBench(archive())
+
+
+@functools.cache
+def _dev_ndcg5(what: str) -> float:
+    from ddrsearch.evaluation.evaluate import evaluate_retriever
+    from ddrsearch.evaluation.leverbench import LEVERS, PLAIN
+    from ddrsearch.retrieval.pipeline import DEFAULT_LEVERS, DEFAULT_WEIGHT
+
+    bench, dev = _bench(), _archive_questions().split("dev")
+    retriever = {
+        "plain": lambda: bench.retriever(PLAIN),
+        "window 3": lambda: bench.retriever(PLAIN, {"proximity": 1.0, "window": 3}),
+        "default": bench.default,
+        "default + shorthand added": lambda: bench.retriever(DEFAULT_LEVERS, {"weight": DEFAULT_WEIGHT},
+                                                             LEVERS["shorthand added"]),
+    }[what]()
+    return float(evaluate_retriever(retriever, dev)["NDCG@5"].mean())
+
+
+@_exercise("12.1", "gain in dev NDCG@5 of proximity with a 3-word window over the plain hybrid, three decimals",
+           "number", "the mean NDCG@5 on dev of bench.retriever(PLAIN, {\"proximity\": 1.0, \"window\": 3}) minus "
+           "that of plain", tolerance=0.0005, decimals=3, needs="model")
+def _ex_12_1():
+    return _dev_ndcg5("window 3") - _dev_ndcg5("plain")
+
+
+@_exercise("12.2", "evidence agreement of the plain hybrid on dev, three decimals", "number",
+           "evidence_agreement(bench.retriever(PLAIN), dev).attrs[\"agreement\"]", tolerance=0.0005,
+           decimals=3, needs="model")
+def _ex_12_2():
+    from ddrsearch.evaluation.evaluate import evidence_agreement
+    from ddrsearch.evaluation.leverbench import PLAIN
+
+    return float(evidence_agreement(_bench().retriever(PLAIN), _archive_questions().split("dev")).attrs["agreement"])
+
+
+@_exercise("12.3", "paired gain in dev NDCG@5 of 'shorthand added' on top of the default, three decimals", "number",
+           "build bench.retriever(DEFAULT_LEVERS, {\"weight\": DEFAULT_WEIGHT}, LEVERS[name]), score it on dev, "
+           "and subtract the default's mean NDCG@5", tolerance=0.0005, decimals=3, needs="model")
+def _ex_12_3():
+    return _dev_ndcg5("default + shorthand added") - _dev_ndcg5("default")
+
+
+# --- chapter 13 ---------------------------------------------------------------------------------
+
+@functools.cache
+def _fields():
+    from ddrsearch.book.notebook import archive
+    from ddrsearch.reading import fields as F
+
+    reports = archive()
+    values = F.archive_fields(reports)
+    return F.fields_frame(reports, values), F.fields_long(reports, values), F.operations_table(reports)
+
+
+@_exercise("13.1", "report number and MD of the first report with MD at least 8,000 ft", "list",
+           "sort frame by date and take the first row whose md_ft is at least 8000; give "
+           "[report_number, md_ft]", tolerance=0.5)
+def _ex_13_1():
+    frame, _, _ = _fields()
+    ordered = frame.sort_values(["date", "report_number"])
+    first = ordered[ordered["md_ft"] >= 8000].iloc[0]
+    return [int(first["report_number"]), float(first["md_ft"])]
+
+
+@_exercise("13.2", "report numbers of the jumps find_jumps flags in the raw printed pick-up weights", "list",
+           "the raw strings of pickup_weight_klbf in long, as numbers, for the drilling reports in date order "
+           "(None where none is printed), labelled by report number; then .jumps[\"label\"]")
+def _ex_13_2():
+    from ddrsearch.answers.patterns import find_jumps
+
+    frame, long, _ = _fields()
+    drilling = frame[frame["phase"] == "Drilling"].sort_values(["date", "report_number"])
+    raw = long[long["field"] == "pickup_weight_klbf"].set_index("report")["raw"]
+    values = [float(raw[r].replace(",", "")) if r in raw.index and raw[r] else None for r in drilling["report"]]
+    jumps = find_jumps(values, drilling["report_number"].tolist()).jumps
+    return [int(n) for n in jumps["label"]]
+
+
+STORY_SEARCHES = ("stuck pipe", "fishing", "milled up lost pieces", "jars", "lost packer elements",
+                  "washout in drill string")
+EX_13_3_SEARCH = "pipe stuck, work pipe free"
+
+
+@_exercise("13.3", f"rows the search '{EX_13_3_SEARCH}' adds to the story, as row ids", "list",
+           "rebuild story with the seventh search, merge it with the first on report and row, and name the rows "
+           "only the new one has as row ids (D041-r05: report and row from 0), in story order",
+           needs="model")
+def _ex_13_3():
+    from ddrsearch.answers.patterns import event_sequence
+    from ddrsearch.book.notebook import by_name
+    from ddrsearch.reading.names import row_id
+
+    frame, _, ops = _fields()
+    reports = by_name()
+    window = set(frame.loc[frame["report_number"].between(38, 51), "report"])
+    hybrid = _hybrid()
+    before = event_sequence(hybrid, list(STORY_SEARCHES), ops, k=15, reports=window)
+    after = event_sequence(hybrid, [*STORY_SEARCHES, EX_13_3_SEARCH], ops, k=15, reports=window)
+    old = set(zip(before["report"], before["row"], strict=True))
+    return [row_id(reports[r], int(row)) for r, row in zip(after["report"], after["row"], strict=True)
+            if (r, row) not in old]
+
+
+# --- chapter 14 ---------------------------------------------------------------------------------
+
+CHAPTER_14_CUTOFF = "2020-11-25"
+
+
+def _chapter_14_days():
+    """Chapter 14's manifest entries in arrival order: (the first days, the eight later ones, the next one)."""
+    import datetime
+
+    from ddrsearch.data.manifest import load_manifest
+
+    days = sorted(load_manifest(), key=lambda e: (e.report_date, e.file_name))
+    cutoff = datetime.date.fromisoformat(CHAPTER_14_CUTOFF)
+    first = [e for e in days if e.report_date <= cutoff]
+    rest = [e for e in days if e.report_date > cutoff]
+    return first, rest[:8], rest[8]
+
+
+def _chapter_14_reports():
+    from ddrsearch.book.notebook import by_name
+
+    first, later, _ = _chapter_14_days()
+    reports = by_name()
+    return [reports[e.file_name] for e in first + later]
+
+
+@_exercise("14.1", "passages of the index after the eight later days have arrived", "number",
+           "the header of the current generation (grown.header or current_generation(index_dir).header) "
+           "counts them", needs="model")
+def _ex_14_1():
+    return len(_hybrid("days").passages)
+
+
+@_exercise("14.2", "short name and passages added of the report after the last of later", "list",
+           "nxt = days[days.index(later[-1]) + 1]; add_reports([arrive(nxt)], ...) returns a result whose "
+           ".passages counts them; give [short name, passages]")
+def _ex_14_2():
+    from ddrsearch.book.notebook import by_name
+    from ddrsearch.reading.names import short_name
+    from ddrsearch.retrieval.chunking import chunk_reports
+
+    _, _, nxt = _chapter_14_days()
+    return [short_name(nxt.file_name), len(chunk_reports([by_name()[nxt.file_name]]))]
+
+
+EX_14_3_QUESTION = "reaming tight hole"
+
+
+@_exercise("14.3", f"first five reports of an index rebuilt over first + later for '{EX_14_3_QUESTION}'", "list",
+           "build_index over the rig folder's copies of first + later into work / \"again\", open it, "
+           "search(question, 5) and give the short names, best first", needs="model")
+def _ex_14_3():
+    from ddrsearch.reading.names import short_name
+
+    return [short_name(h.report) for h in _hybrid("days").search(EX_14_3_QUESTION, k=5)]
