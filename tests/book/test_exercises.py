@@ -7,7 +7,16 @@ import re
 import pytest
 
 from ddrsearch.book import exercises
-from ddrsearch.book.exercises import EXERCISES, LINE_WIDTH, Exercise, answer_forms, answer_leaks, check, expected
+from ddrsearch.book.exercises import (
+    EXERCISES,
+    LINE_WIDTH,
+    Exercise,
+    answer_forms,
+    answer_leaks,
+    check,
+    exercise_layout,
+    expected,
+)
 
 
 def _marks(ex: Exercise):
@@ -113,3 +122,30 @@ def test_check_is_exported_from_the_book_wing():
 
     assert ddrsearch.book.check is check
     assert "check" in ddrsearch.book.__all__
+
+
+def test_every_chapter_lays_its_exercises_out_as_question_placeholder_check():
+    """Committed chapters: **Exercise N.M.**, a cell starting my_x = ..., a cell that is only check("N.M", my_x)."""
+    import json
+    from pathlib import Path
+
+    chapters = sorted((Path(__file__).resolve().parents[2] / "chapters").glob("[0-9][0-9]-*.ipynb"))
+    found = {}
+    for path in chapters:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        problems = exercise_layout(nb, int(path.name[:2]))
+        problems += [f"cell {n} still calls check_answer" for n, c in enumerate(nb["cells"])
+                     if "check_answer" in "".join(c["source"])]
+        if problems:
+            found[path.name] = problems
+    assert not found
+
+
+def test_the_layout_check_names_a_missing_placeholder_and_label(fake):
+    nb = {"cells": [{"cell_type": "markdown", "source": "**Exercise 1.1.** How much?"},
+                    {"cell_type": "code", "source": "my_x = 0.4  # answered in the commit"},
+                    {"cell_type": "code", "source": 'check("1.1", my_x)'},
+                    {"cell_type": "code", "source": "my_list = ...\n"},
+                    {"cell_type": "code", "source": 'check("1.2", my_list)'}]}
+    assert exercise_layout(nb, 1) == ["Exercise 1.1: the cell before its check does not start with my_x = ...",
+                                      "Exercise 1.2 has no Markdown cell with **Exercise 1.2.**"]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EXERCISES", "Exercise", "answer_forms", "answer_leaks", "check", "expected", "is_right"]
+__all__ = ["EXERCISES", "Exercise", "answer_forms", "answer_leaks", "check", "exercise_layout", "expected", "is_right"]
 
 #: Characters per printed line of feedback: the PDF page's code width (``checks.CODE_WIDTH``).
 LINE_WIDTH = 79
@@ -224,6 +224,40 @@ def _outputs(cell) -> str:
 
 
 CHECK_CALL = re.compile(r"""^check\(\s*["'](\d+\.\d+)["']\s*,\s*\w+\s*\)\s*$""")
+
+
+def exercise_layout(nb, chapter: int) -> list[str]:
+    """How chapter ``chapter``'s notebook ``nb`` departs from the exercise layout, one line per problem.
+
+    Each registered exercise N.M of the chapter needs a Markdown cell with
+    ``**Exercise N.M.**``, then a code cell whose first line binds the answer
+    to the placeholder (``my_x = ...``), then a check cell that is exactly
+    ``check("N.M", my_x)``. A check cell for an exercise not registered is a
+    problem too. Works on a committed (unexecuted) notebook.
+    """
+    problems = []
+    cells = nb["cells"]
+    checks = {}
+    for n, cell in enumerate(cells):
+        m = CHECK_CALL.match("".join(cell["source"]).strip()) if cell["cell_type"] == "code" else None
+        if m:
+            checks[m.group(1)] = n
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    for ex in (ex for ex in EXERCISES.values() if ex.chapter == chapter):
+        if f"**Exercise {ex.label}.**" not in text:
+            problems.append(f"Exercise {ex.label} has no Markdown cell with **Exercise {ex.label}.**")
+        n = checks.get(ex.label)
+        if n is None:
+            problems.append(f"Exercise {ex.label} has no check cell (a cell that is exactly check(\"{ex.label}\", name))")
+            continue
+        name = re.search(r",\s*(\w+)\s*\)", "".join(cells[n]["source"])).group(1)
+        answer = "".join(cells[n - 1]["source"]).lstrip() if n and cells[n - 1]["cell_type"] == "code" else ""
+        if not re.match(rf"{name}\s*=\s*\.\.\.(\s|#|$)", answer):
+            problems.append(f"Exercise {ex.label}: the cell before its check does not start with {name} = ...")
+    for label in checks:
+        if label not in EXERCISES:
+            problems.append(f"check cell for exercise {label}, which is not registered")
+    return problems
 
 
 def answer_leaks(nb, chapter: int) -> list[str]:
