@@ -64,7 +64,7 @@ def test_a_card_is_its_question_and_one_table_row_per_quoted_row_with_the_pipe_e
     assert lines[0] == "**Q:** when did we last get stuck\\?"
     table = [ln for ln in lines if ln.startswith("|")]
     assert len(table) == 2 + 2  # header, separator, two rows
-    assert table[2].startswith("| D038\\-r08 | D038\\, report 38\\, 2020\\-11\\-26\\, 23\\:30\\-04\\:00")
+    assert table[2].startswith("| D038\\-r08 | 2020\\-11\\-26 23\\:30\\-04\\:00\\, page 1 | 0\\.95 |")
     # the row's pipe is escaped, so the row keeps four cells
     assert table[2].replace("\\|", "").count("|") == 5
     assert "\\*stuck\\*" in table[2] and "latest first" in md

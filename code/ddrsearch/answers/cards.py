@@ -90,14 +90,15 @@ def markdown_table(columns: Sequence[str], rows: Sequence[Sequence[object]],
     return "\n".join(out)
 
 
-def card_markdown(card, *, columns: Sequence[str] = ("row", "report, day, FROM-TO", "support", "the row, verbatim"),
-                  widths: Sequence[float] = (11, 20, 9, 60)) -> str:
+def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO, page", "support", "the row, verbatim"),
+                  widths: Sequence[float] = (12, 17, 9, 62)) -> str:
     """An answer card as Markdown: the question, its note, then its rows as a table, or its refusal.
 
     Args:
         card: an :class:`ddrsearch.answers.answerer.AnswerCard`.
         columns, widths: the table's header and relative column widths (four columns:
-            row id, where and when, support, the quoted OPERATIONS text).
+            row id (which names the report), day and FROM-TO times and page, support, the quoted
+            OPERATIONS text).
 
     Returns:
         Markdown text: a line with the question, the note when there is one, a
@@ -114,8 +115,8 @@ def card_markdown(card, *, columns: Sequence[str] = ("row", "report, day, FROM-T
                                      f"{card.threshold:.3f})."))
         return "\n\n".join(parts)
     parts.append(escape_markdown(f"{len(card.rows)} supporting row(s) in {len(card.groups())} report(s), {how}:"))
-    rows = [(r.row_id, f"{r.label}, report {r.report_number}, {r.date.isoformat()}, {r.start}-{r.end or '?'}, "
-                       f"page {r.page}", f"{r.support:.2f}", f'"{r.text}"') for r in card.rows]
+    rows = [(r.row_id, f"{r.date.isoformat()} {r.start}-{r.end or '?'}, page {r.page}", f"{r.support:.2f}",
+             f'"{r.text}"') for r in card.rows]
     parts.append(markdown_table(columns, rows, widths))
     return "\n\n".join(parts)
 
