@@ -102,6 +102,10 @@ def test_chapter_numbers_equal_file_numbers():
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_notebook_is_committed_clean(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
+    # valid for nbconvert too (it refuses, e.g., a cell whose id is empty: the preview failed on one)
+    import nbformat
+
+    nbformat.validate(nbformat.from_dict(nb))
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     with_output = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
     assert not with_output, f"{path.name}: cells {with_output} keep outputs; clear them before committing"

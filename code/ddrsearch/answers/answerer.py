@@ -5,7 +5,8 @@ ranked list of reports: the TIME BREAKDOWN rows that support the answer, each
 quoted exactly as printed, with its report number, date, FROM-TO times, page
 and a stable row id such as ``D038-r08`` (drilling report 38, row 8, rows
 counted from 0). Nothing is paraphrased, so nothing can be invented
-(chapters/05-answers-with-sources.ipynb).
+(chapters/10-traceable-answers.ipynb; chapter 5 builds a first card over the
+ten-report sample with :mod:`ddrsearch.answers.rowsearch`).
 
 Why one module: the card, the evidence and support of a row, the threshold
 calibrated on them and the question's date order are one decision (which
@@ -76,7 +77,7 @@ __all__ = [
 
 #: Support (evidence + margin, :func:`with_margins`) a row needs to support an
 #: answer, for the default ``k = 5`` candidates. Calibrated in
-#: chapters/05-answers-with-sources.ipynb on the *development* questions of
+#: chapters/10-traceable-answers.ipynb on the *development* questions of
 #: ``datasets/eval/archive.yaml`` only (``load_questions("archive").split("dev")``:
 #: its answerable ones and its ``unanswerable()`` ones) with
 #: :func:`calibrate_threshold` (best balanced accuracy: half the share of
@@ -286,7 +287,7 @@ def with_margins(rows: Sequence[SupportRow]) -> list[SupportRow]:
     one about an event that never happened retrieves a flat field of partial
     matches, whose best row has a small margin. The margin was chosen over the
     best row's lead on the second one on the development questions only
-    (chapters/05-answers-with-sources.ipynb).
+    (chapters/10-traceable-answers.ipynb).
     """
     rows = list(rows)
     total = sum(r.evidence for r in rows)

@@ -6,7 +6,7 @@ the card are listed in a prompt, numbered by their row ids (``[D038-r08]``),
 and the model is asked to answer citing them. :func:`check_citations` then
 flags every sentence without a citation and every cited id that was not in
 the prompt, so an unsupported sentence is never shown as supported
-(chapters/05-answers-with-sources.ipynb).
+(chapters/10-traceable-answers.ipynb).
 
 Configuration (environment variables):
 

@@ -762,6 +762,69 @@ def _ex_14_3():
     return [short_name(h.report) for h in _hybrid("days").search(EX_14_3_QUESTION, k=5)]
 
 
+# --- chapter 5 ----------------------------------------------------------------------------------
+
+EX_5_1_QUESTION = "when were the packers set?"
+
+
+@functools.cache
+def _toy_answerer():
+    from ddrsearch.answers.rowsearch import toy_answerer
+    from ddrsearch.book.notebook import sample
+
+    return toy_answerer(sample())
+
+
+@_exercise("5.1", f"row id to cite, from the toy card for '{EX_5_1_QUESTION}', for the packers not setting",
+           "text", "read the quoted rows: which says they failed?", needs="model")
+def _ex_5_1():
+    card = _toy_answerer().ask(EX_5_1_QUESTION)
+    return next(r.row_id for r in card.rows if re.search(r"\bdid not set\b", r.text))
+
+
+@_exercise("5.2", "answerable toy questions still answered with a threshold just above the hurricane's evidence",
+           "number", "count best evidences above the hurricane's", needs="model")
+def _ex_5_2():
+    from ddrsearch.answers.rowsearch import TOY_QUESTIONS
+
+    toy = _toy_answerer()
+    storm = toy.best_evidence("hurricane shut down")
+    return sum(toy.best_evidence(q) > storm for q in TOY_QUESTIONS)
+
+
+# --- chapter 10 ---------------------------------------------------------------------------------
+
+EX_10_1_QUESTION = "when did we last trip out of the hole?"
+
+
+@functools.cache
+def _archive_answerer():
+    from ddrsearch.answers.answerer import Answerer
+    from ddrsearch.book.notebook import archive
+
+    return Answerer(archive())
+
+
+@_exercise("10.1", f"row id of the first row of the archive card for '{EX_10_1_QUESTION}'", "text",
+           "ask the question, then read card.top.row_id",
+           needs="model")
+def _ex_10_1():
+    return _archive_answerer().ask(EX_10_1_QUESTION).top.row_id
+
+
+EX_10_2_ROW = "D024-r06"
+
+
+@_exercise("10.2", f"text lines in the crop of row {EX_10_2_ROW} (a row of the casing card)", "number",
+           "resolve_row_id, then count its row_clip_lines")
+def _ex_10_2():
+    from ddrsearch.answers.sources import row_clip_lines
+    from ddrsearch.book.notebook import archive
+    from ddrsearch.reading.names import resolve_row_id
+
+    return len(row_clip_lines(*resolve_row_id(EX_10_2_ROW, archive())))
+
+
 # book order: chapter, then exercise
 _in_order = sorted(EXERCISES.items(), key=lambda item: tuple(int(part) for part in item[0].split(".")))
 EXERCISES.clear()

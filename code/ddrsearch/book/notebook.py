@@ -15,7 +15,7 @@ from ddrsearch.data.folders import archive_dir, sample_paths
 from ddrsearch.reading.names import short_name
 from ddrsearch.reading.report import Report, load_archive, read_reports
 
-__all__ = ["archive", "by_name", "join_and", "names", "rank_of", "sample"]
+__all__ = ["archive", "by_name", "join_and", "names", "rank_of", "sample", "show_card"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,3 +82,24 @@ def join_and(items: Iterable) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def show_card(card, reports: Iterable[Report]) -> None:
+    """Display an answer card in a notebook: its table, then the crop of its first row from the PDF.
+
+    The table is :func:`ddrsearch.answers.cards.card_markdown` (report text
+    escaped, wrapping at the page width); the crop is
+    :func:`ddrsearch.answers.cards.card_crop` with the searched words
+    highlighted. A refusal shows its sentence and no crop.
+
+    Args:
+        card: an :class:`ddrsearch.answers.answerer.AnswerCard`.
+        reports: the reports the card was made from.
+    """
+    from IPython.display import Image, Markdown, display
+
+    from ddrsearch.answers.cards import card_crop, card_markdown
+
+    display(Markdown(card_markdown(card)))
+    if card.found:
+        display(Image(data=card_crop(card, list(reports))))
