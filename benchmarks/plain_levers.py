@@ -46,6 +46,16 @@ LEVERS = {
     "adaptive 0.8": {"adaptive": 0.8, "lexicon": 0.0},
     "adaptive 0.9": {"adaptive": 0.9, "lexicon": 0.0},
     "adaptive 1.0": {"adaptive": 1.0, "lexicon": 0.0},
+    # document-side expansion (issue 23 step 2): the chunk's context carries the plain words of its row's terms
+    "docs plain words": {"chunks": {"concepts": "plain"}},
+    "docs definition heads": {"chunks": {"concepts": "definition"}},
+    "docs plain words BM25 only": {"chunks": {"concepts": "plain", "concepts_legs": "bm25"}},
+    "docs plain words dense only": {"chunks": {"concepts": "plain", "concepts_legs": "dense"}},
+    "docs definition heads dense only": {"chunks": {"concepts": "definition", "concepts_legs": "dense"}},
+    # the activity group as a signal (step 3): the question's lexicon groups against each row's CODE and PHASE
+    "groups 0.05": {"groups": 0.05},
+    "groups 0.1": {"groups": 0.1},
+    "groups 0.2": {"groups": 0.2},
 }
 
 
