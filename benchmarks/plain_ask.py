@@ -29,6 +29,7 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np
+import pandas as pd
 
 from ddrsearch.answers.answerer import ANSWER_THRESHOLD, Answerer, calibrate_threshold
 from ddrsearch.data.folders import archive_dir
@@ -57,39 +58,56 @@ def paired_interval(new: np.ndarray, old: np.ndarray, answerable: np.ndarray, n:
     return balanced(new, answerable) - balanced(old, answerable), float(low), float(high)
 
 
-def refusal_study(answerer: Answerer, reports) -> None:
+def refusal_scores(answerer: Answerer, reports) -> pd.DataFrame:
+    """Per development question of the archive and zero-overlap sets: its set, whether it is answerable,
+    its best support and its cosine margin (the best candidate's cosine minus the median of the ``k``)."""
     rows = []
     for set_name in ("archive", "plain"):
         for q in load_questions(set_name, reports=reports).split("dev").questions:
             card = answerer.ask(q.question)
             cos = [c.cosine for c in card.candidates] or [0.0]
-            rows.append((set_name, q.answerable, card.support, max(cos) - float(np.median(cos))))
-    sets = np.array([r[0] for r in rows])
-    ans = np.array([r[1] for r in rows])
-    support = np.array([r[2] for r in rows])
-    margin = np.array([r[3] for r in rows])
-    print("best support per question (median, quartiles):")
-    for s in ("archive", "plain"):
-        for kind, mask in (("answerable", ans), ("unanswerable", ~ans)):
-            v = support[(sets == s) & mask]
-            print(f"  {s:8s} {kind:12s} n={len(v):2d} median {np.median(v):.3f} "
-                  f"[{np.percentile(v, 25):.3f}, {np.percentile(v, 75):.3f}]; cosine margin median "
-                  f"{np.median(margin[(sets == s) & mask]):.3f}")
+            rows.append({"set": set_name, "answerable": q.answerable, "support": card.support,
+                         "margin": max(cos) - float(np.median(cos))})
+    return pd.DataFrame(rows)
+
+
+def refusal_table(scores: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
+    """Balanced accuracy per set (archive, plain, pooled) of the rule today and of the two tried.
+
+    Returns:
+        ``(table, pooled threshold, margin cut-off)``: one row per rule and set with the balanced
+        accuracy today and under the rule, its paired change with its 95% interval, and the shares of
+        answerable and unanswerable questions refused under the rule.
+    """
+    sets, ans = scores["set"].to_numpy(), scores["answerable"].to_numpy(bool)
+    support, margin = scores["support"].to_numpy(), scores["margin"].to_numpy()
     pooled_t = calibrate_threshold(support[ans], support[~ans])
-    print(f"threshold with the best balanced accuracy on pooled dev: {pooled_t:.3f} "
-          f"(ANSWER_THRESHOLD {ANSWER_THRESHOLD:.3f}, archive dev only)")
     old = support >= ANSWER_THRESHOLD
-    every = {"pooled": np.ones(len(rows), bool), "archive": sets == "archive", "plain": sets == "plain"}
     best = max(MARGINS, key=lambda m: (balanced(old | (margin >= m), ans), -m))
-    for label, new in ((f"threshold {pooled_t:.3f}", support >= pooled_t),
+    every = {"archive": sets == "archive", "plain": sets == "plain", "pooled": np.ones(len(sets), bool)}
+    rows = []
+    for label, new in ((f"threshold {pooled_t:.3f} (pooled dev)", support >= pooled_t),
                        (f"or cosine margin >= {best:.2f}", old | (margin >= best))):
-        print(f"rule {label}:")
         for s, mask in every.items():
             gain, low, high = paired_interval(new[mask], old[mask], ans[mask])
-            print(f"  {s:8s} balanced accuracy {balanced(old[mask], ans[mask]):.3f} -> "
-                  f"{balanced(new[mask], ans[mask]):.3f}, change {gain:+.3f} [{low:+.3f}, {high:+.3f}]; "
-                  f"answerable refused {(~new[mask & ans]).mean():.2f}, unanswerable refused "
-                  f"{(~new[mask & ~ans]).mean():.2f}")
+            rows.append({"rule": label, "set": s, "today": balanced(old[mask], ans[mask]),
+                         "rule BA": balanced(new[mask], ans[mask]), "change": gain, "low": low, "high": high,
+                         "answerable refused": (~new[mask & ans]).mean(),
+                         "unanswerable refused": (~new[mask & ~ans]).mean()})
+    return pd.DataFrame(rows).set_index(["rule", "set"]), pooled_t, best
+
+
+def refusal_study(answerer: Answerer, reports) -> None:
+    scores = refusal_scores(answerer, reports)
+    print("best support per question (median, quartiles) and cosine margin (median):")
+    for (s, a), part in scores.groupby(["set", "answerable"]):
+        v = part["support"]
+        print(f"  {s:8s} {'answerable' if a else 'unanswerable':12s} n={len(v):2d} median {v.median():.3f} "
+              f"[{v.quantile(0.25):.3f}, {v.quantile(0.75):.3f}]; margin {part['margin'].median():.3f}")
+    table, pooled_t, _ = refusal_table(scores)
+    print(f"threshold with the best balanced accuracy on pooled dev: {pooled_t:.3f} "
+          f"(ANSWER_THRESHOLD {ANSWER_THRESHOLD:.3f}, archive dev only)")
+    print(table.round(3).to_string())
 
 
 def main() -> None:

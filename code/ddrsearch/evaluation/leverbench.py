@@ -70,7 +70,6 @@ LEVERS: dict[str, dict] = {
     "quantity pairs": {"proximity": 1.0, "numbers": "units"},
     "no context": {"chunks": {"context": False}},
     "MD in context": {"chunks": {"depth": True}},
-    "plain words in context": {"chunks": {"concepts": "plain"}},
     "adapted model": {"adapter": True},
     "lexicon terms": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_gate": 0.7},
 }
@@ -164,11 +163,15 @@ class LeverBench:
         Args:
             *options: option dicts (later ones win; ``bm25_options`` and
                 ``chunks`` are merged key by key), e.g. ``(PLAIN, LEVERS["stemming"])``.
+                ``chunks`` takes ``context``, ``depth`` and ``concepts``
+                (:func:`ddrsearch.retrieval.chunking.operation_chunks`), and
+                ``concepts_legs``: ``"both"`` (default), or ``"bm25"`` /
+                ``"dense"`` for the one leg that reads the plain words.
                 ``embedder`` picks another embedding model for the dense leg,
                 ``adapter=True`` the packaged adapted one.
 
         Raises:
-            ValueError: an unknown option value (from the retriever).
+            ValueError: an unknown option value (from the retriever, the chunker or ``concepts_legs``).
         """
         opts = _merge(*options)
         chunks = opts.pop("chunks", {})
