@@ -47,18 +47,19 @@ LEVERS = {
     "adaptive 0.9": {"adaptive": 0.9, "lexicon": 0.0},
     "adaptive 1.0": {"adaptive": 1.0, "lexicon": 0.0},
     # document-side expansion (issue 23 step 2): the chunk's context carries the plain words of its row's terms
-    "docs plain words": {"chunks": {"concepts": "plain"}},
-    "docs definition heads": {"chunks": {"concepts": "definition"}},
-    "docs plain words BM25 only": {"chunks": {"concepts": "plain", "concepts_legs": "bm25"}},
-    "docs plain words dense only": {"chunks": {"concepts": "plain", "concepts_legs": "dense"}},
-    "docs definition heads dense only": {"chunks": {"concepts": "definition", "concepts_legs": "dense"}},
+    # (plain: the terms' plain phrasings; defs: their definitions' heads), read by both legs or by one
+    "docs plain": {"chunks": {"concepts": "plain"}},
+    "docs defs": {"chunks": {"concepts": "definition"}},
+    "docs plain BM25": {"chunks": {"concepts": "plain", "concepts_legs": "bm25"}},
+    "docs plain dense": {"chunks": {"concepts": "plain", "concepts_legs": "dense"}},
+    "docs defs dense": {"chunks": {"concepts": "definition", "concepts_legs": "dense"}},
     # the activity group as a signal (step 3): the question's lexicon groups against each row's CODE and PHASE
     "groups 0.05": {"groups": 0.05},
     "groups 0.1": {"groups": 0.1},
     "groups 0.2": {"groups": 0.2},
     # the linear adapter trained on the lexicon's own pairs (step 4; ADAPTERS: how each is trained, in-process)
-    "adapter lexicon pairs": {"embedder": "lexicon"},
-    "adapter lexicon + row pairs": {"embedder": "lexicon+rows"},
+    "adapter lexicon": {"embedder": "lexicon"},
+    "adapter lex+rows": {"embedder": "lexicon+rows"},
 }
 
 #: Adapter recipes of the ``embedder`` option above: which pairs train it
