@@ -5,7 +5,9 @@ Usage: ``python benchmarks/plain_levers.py [--split dev] [--sets archive,plain]`
 For each set's chosen split it scores the default pipeline, the plain hybrid of
 chapter 9, the dense leg alone and BM25 with expansion, then the default with
 one lever switched on (definition-mediated expansion through the drilling
-lexicon, query-adaptive fusion), and prints hit@5, MRR and NDCG@5 with 95%
+lexicon, query-adaptive fusion, document-side expansion with the lexicon's
+plain words, the activity group as a signal, the linear adapter trained on the
+lexicon's own pairs), and prints hit@5, MRR and NDCG@5 with 95%
 bootstrap intervals and each method's paired NDCG@5 gain over the default.
 Run it on ``--split dev`` while choosing; the held-out split is looked at once.
 """

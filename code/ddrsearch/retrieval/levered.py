@@ -44,6 +44,11 @@ time and measure each on the development questions:
   ``"local"`` weighs each word by its rarity among the report's own rows
   (:mod:`ddrsearch.retrieval.rowchoice` gives the rules and their sources).
 
+* ``lexicon`` / ``groups``: the drilling lexicon's terms nearest the question
+  by meaning added to the BM25 query (:mod:`ddrsearch.retrieval.lexicon_match`), and
+  the question's likely activity groups matched against each row's time code
+  and phase (:mod:`ddrsearch.retrieval.groups`).
+
 The dense leg's model is chosen with ``dense_options`` (``model_path``, or a
 ready ``embedder``), the hook for a domain-adapted model.
 """
