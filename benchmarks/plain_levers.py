@@ -5,7 +5,9 @@ Usage: ``python benchmarks/plain_levers.py [--split dev] [--sets archive,plain]`
 For each set's chosen split it scores the default pipeline, the plain hybrid of
 chapter 9, the dense leg alone and BM25 with expansion, then the default with
 one lever switched on (definition-mediated expansion through the drilling
-lexicon, query-adaptive fusion), and prints hit@5, MRR and NDCG@5 with 95%
+lexicon, query-adaptive fusion, document-side expansion with the lexicon's
+plain words, the activity group as a signal, the linear adapter trained on the
+lexicon's own pairs), and prints hit@5, MRR and NDCG@5 with 95%
 bootstrap intervals and each method's paired NDCG@5 gain over the default.
 Run it on ``--split dev`` while choosing; the held-out split is looked at once.
 """
@@ -46,7 +48,41 @@ LEVERS = {
     "adaptive 0.8": {"adaptive": 0.8, "lexicon": 0.0},
     "adaptive 0.9": {"adaptive": 0.9, "lexicon": 0.0},
     "adaptive 1.0": {"adaptive": 1.0, "lexicon": 0.0},
+    # document-side expansion (issue 23 step 2): the chunk's context carries the plain words of its row's terms
+    # (plain: the terms' plain phrasings; defs: their definitions' heads), read by both legs or by one
+    "docs plain": {"chunks": {"concepts": "plain"}},
+    "docs defs": {"chunks": {"concepts": "definition"}},
+    "docs plain BM25": {"chunks": {"concepts": "plain", "concepts_legs": "bm25"}},
+    "docs plain dense": {"chunks": {"concepts": "plain", "concepts_legs": "dense"}},
+    "docs defs dense": {"chunks": {"concepts": "definition", "concepts_legs": "dense"}},
+    # the activity group as a signal (step 3): the question's lexicon groups against each row's CODE and PHASE
+    "groups 0.05": {"groups": 0.05},
+    "groups 0.1": {"groups": 0.1},
+    "groups 0.2": {"groups": 0.2},
+    # the linear adapter trained on the lexicon's own pairs (step 4; ADAPTERS: how each is trained, in-process)
+    "adapter lexicon": {"embedder": "lexicon"},
+    "adapter lex+rows": {"embedder": "lexicon+rows"},
 }
+
+#: Adapter recipes of the ``embedder`` option above: which pairs train it
+#: (:func:`ddrsearch.retrieval.adaptation.lexicon_pairs`, and the unlabeled row pairs of
+#: :func:`ddrsearch.retrieval.adaptation.training_pairs`), with the default TrainingConfig.
+ADAPTERS = ("lexicon", "lexicon+rows")
+
+
+def adapted_embedder(recipe: str, reports, embedder):
+    """An AdaptedEmbedder trained in-process by ``recipe`` (never on a question; ``adapter_sha256``: of its matrix)."""
+    from ddrsearch.retrieval.adaptation import AdaptedEmbedder, lexicon_pairs, train_adapter, training_pairs
+    from ddrsearch.retrieval.chunking import chunk_reports
+
+    pairs = []
+    if "rows" in recipe:
+        pairs = training_pairs(chunk_reports(reports))
+    pairs += lexicon_pairs(group_start=max((p.group for p in pairs), default=-1) + 1)
+    matrix = train_adapter(pairs, embedder)
+    adapted = AdaptedEmbedder(matrix)
+    adapted.pairs = len(pairs)
+    return adapted
 
 
 def main() -> None:
@@ -62,8 +98,18 @@ def main() -> None:
     methods = {"default pipeline": bench.retriever(default), "plain hybrid": bench.retriever(PLAIN),
                "dense alone": bench.retriever(default, {"weight": 1.0, "structured": 0.0, "prf": None}),
                "BM25 + expansion": build_retriever("bm25", reports, expand=True)}
+    adapters: dict = {}
     for name in args.levers.split(","):
-        methods[name] = bench.retriever(default, LEVERS[name])
+        options = dict(LEVERS[name])
+        if options.get("embedder") in ADAPTERS:
+            recipe = options["embedder"]
+            if recipe not in adapters:
+                t1 = time.perf_counter()
+                adapters[recipe] = a = adapted_embedder(recipe, reports, bench.embedder)
+                print(f"adapter {recipe}: {a.pairs} pairs, trained in {time.perf_counter() - t1:.0f} s "
+                      f"(load {os.getloadavg()[0]:.1f}), matrix sha256 {a.adapter_sha256[:16]}")
+            options["embedder"] = adapters[recipe]
+        methods[name] = bench.retriever(default, options)
     pd.set_option("display.width", 200)
     pooled: dict[str, list] = {name: [] for name in methods}
     for set_name in args.sets.split(","):

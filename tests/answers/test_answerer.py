@@ -384,3 +384,16 @@ def test_a_depth_passed_between_two_sample_reports_is_not_pinned_on_the_later_on
     card = Answerer(sample).ask("when did we reach 5,000 ft")
     crosses = any(prints_depth(r.text, (0, 5000)) for r in card.rows)
     assert crosses or "D019" in card.note or not card.rows
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_the_pooled_dev_questions_calibrate_the_same_threshold(answerer, archive):
+    # issue 23: the zero-overlap set's dev questions join the archive's; the threshold with the best balanced
+    # accuracy on the pooled ones is the one in use, so no recalibration on them changes a refusal
+    a, u = [], []
+    for name in ("archive", "plain"):
+        dev = load_questions(name, reports=archive).split("dev")
+        a += [answerer.ask(q.question).support for q in dev.answerable()]
+        u += [answerer.ask(q.question).support for q in dev.unanswerable()]
+    assert len(u) >= 15 and calibrate_threshold(a, u) == pytest.approx(ANSWER_THRESHOLD, abs=1e-9)

@@ -152,3 +152,20 @@ def test_dense_retriever_takes_the_adapter():
 
     assert isinstance(DenseRetriever(adapter=True, cache_dir=False).embedder, AdaptedEmbedder)
     assert type(DenseRetriever(cache_dir=False).embedder) is Embedder
+
+
+def test_lexicon_pairs_are_the_lexicons_own_words_toward_the_printed_term():
+    from ddrsearch.retrieval.adaptation import lexicon_pairs
+    from ddrsearch.text.lexicon import default_lexicon
+
+    lexicon = default_lexicon()
+    pairs = lexicon_pairs(lexicon, group_start=10)
+    texts = {t for e in lexicon for t in e.texts}
+    assert pairs and {p.anchor for p in pairs} <= texts  # never a question of any set
+    assert {p.positive for p in pairs} <= {e.printed for e in lexicon} and {p.kind for p in pairs} == {"lexicon"}
+    group = {}
+    for p in pairs:
+        assert group.setdefault(p.positive.lower(), p.group) == p.group  # one group per printed term
+    assert min(group.values()) == 10
+    pooh = [p for p in pairs if p.anchor.startswith("Pull out of hole")]
+    assert pooh and all(p.positive == "trip out of hole" for p in pooh)

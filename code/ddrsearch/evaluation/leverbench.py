@@ -21,6 +21,7 @@ at the end.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import pandas as pd
 
@@ -30,6 +31,7 @@ from ddrsearch.evaluation.significance import comparison_table
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.adaptation import AdaptedEmbedder
 from ddrsearch.retrieval.chunking import chunk_reports
+from ddrsearch.retrieval.concepts import default_tagger
 from ddrsearch.retrieval.dense import DenseRetriever
 from ddrsearch.retrieval.levered import TunedHybridRetriever
 from ddrsearch.retrieval.lexical import BM25Retriever
@@ -138,12 +140,22 @@ class LeverBench:
         self._dense: dict = {}
         self._adapted: AdaptedEmbedder | None = None
 
-    def passages(self, context: bool = True, depth: bool = False) -> list:
+    def passages(self, context: bool = True, depth: bool = False, concepts: str = "") -> list:
         """The operation-row chunks with the given context options (computed once)."""
-        key = (context, depth)
+        key = (context, depth, concepts)
         if key not in self._passages:
-            self._passages[key] = chunk_reports(self.reports, "operation", context=context, depth=depth)
+            self._passages[key] = chunk_reports(self.reports, "operation", context=context, depth=depth,
+                                                concepts=concepts)
         return self._passages[key]
+
+    def _one_leg(self, concepts: str, context: bool, depth: bool) -> list:
+        """The chunks without plain words, each with its row's plain words added to its context (same ids)."""
+        tagger = default_tagger()
+        out = []
+        for p in self.passages(context, depth):
+            words = tagger.plain_words(p.text, concepts) if p.context else ""
+            out.append(replace(p, context=f"{p.context} {words}.") if words else p)
+        return out
 
     def retriever(self, *options: Mapping) -> TunedHybridRetriever:
         """An indexed :class:`~ddrsearch.retrieval.levered.TunedHybridRetriever` with ``options`` merged in order.
@@ -151,11 +163,15 @@ class LeverBench:
         Args:
             *options: option dicts (later ones win; ``bm25_options`` and
                 ``chunks`` are merged key by key), e.g. ``(PLAIN, LEVERS["stemming"])``.
+                ``chunks`` takes ``context``, ``depth`` and ``concepts``
+                (:func:`ddrsearch.retrieval.chunking.operation_chunks`), and
+                ``concepts_legs``: ``"both"`` (default), or ``"bm25"`` /
+                ``"dense"`` for the one leg that reads the plain words.
                 ``embedder`` picks another embedding model for the dense leg,
                 ``adapter=True`` the packaged adapted one.
 
         Raises:
-            ValueError: an unknown option value (from the retriever).
+            ValueError: an unknown option value (from the retriever, the chunker or ``concepts_legs``).
         """
         opts = _merge(*options)
         chunks = opts.pop("chunks", {})
@@ -164,17 +180,26 @@ class LeverBench:
             if self._adapted is None:
                 self._adapted = AdaptedEmbedder()
             embedder = self._adapted
-        key = (chunks.get("context", True), chunks.get("depth", False))
+        key = (chunks.get("context", True), chunks.get("depth", False), chunks.get("concepts", ""))
         passages = self.passages(*key)
+        legs = chunks.get("concepts_legs", "both")
+        if legs not in ("both", "bm25", "dense"):
+            raise ValueError(f"concepts_legs must be 'both', 'bm25' or 'dense', not {legs!r}")
+        if key[2] and legs != "both":  # one leg reads the plain words, the other and the row choice the chunks without
+            key = (key[0], key[1], f"{key[2]}:{legs}")
+            if key not in self._passages:
+                self._passages[key] = self._one_leg(key[2].split(":")[0], *key[:2])
+            passages = self._passages[key]
         bm25_opts = opts.pop("bm25_options", {})
         bkey = (key, repr(sorted(bm25_opts.items())))
+        plain = self.passages(*key[:2]) if legs != "both" and key[2] else passages
         if bkey not in self._bm25:
-            self._bm25[bkey] = BM25Retriever(**bm25_opts).index(passages)
+            self._bm25[bkey] = BM25Retriever(**bm25_opts).index(plain if legs == "dense" else passages)
         dkey = (key, id(embedder))
         if dkey not in self._dense:
-            self._dense[dkey] = DenseRetriever(embedder=embedder).index(passages)
+            self._dense[dkey] = DenseRetriever(embedder=embedder).index(plain if legs == "bm25" else passages)
         r = TunedHybridRetriever(bm25=self._bm25[bkey], dense=self._dense[dkey], **opts)
-        r.index(passages)
+        r.index(self.passages(*key[:2]) if legs != "both" and key[2] else passages)
         r.attach_reports(self.reports)
         return r
 

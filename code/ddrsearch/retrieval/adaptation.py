@@ -74,7 +74,7 @@ from ddrsearch.text.glossary import Glossary, default_glossary
 
 __all__ = [
     "ADAPTER_FILE", "ADAPTER_SHA256", "AdaptedEmbedder", "Pair", "TrainingConfig", "adapter_path", "contract",
-    "expand", "load_adapter", "main", "train_adapter", "training_pairs",
+    "expand", "lexicon_pairs", "load_adapter", "main", "train_adapter", "training_pairs",
 ]
 
 #: File name of the packaged adapter in ``ddrsearch/resources/``.
@@ -136,7 +136,7 @@ class Pair:
         positive: the passage side (written-out row or the chunk's indexed text).
         group: number of the distinct row text the pair comes from; pairs of
             one group are not each other's negatives.
-        kind: ``"shorthand"`` or ``"query"``.
+        kind: ``"shorthand"``, ``"query"`` or ``"lexicon"`` (:func:`lexicon_pairs`).
     """
 
     anchor: str
@@ -187,6 +187,35 @@ def training_pairs(passages: Sequence[Passage], glossary: Glossary | None = None
             if sum(ch.isalpha() for ch in query) >= 4:
                 pairs.append(Pair(query, p.indexed_text, group, "query"))
     return pairs
+
+
+def lexicon_pairs(lexicon=None, group_start: int = 0) -> list[Pair]:
+    """Supervised pairs from the drilling lexicon (:mod:`ddrsearch.text.lexicon`): its own words, no question.
+
+    Each entry gives (definition, printed term) and (plain phrasing, printed
+    term) pairs, kind ``"lexicon"``: the adapter then moves an engineer's
+    plain words toward the rig's term a row prints. The entries of one
+    printed term (its synonym rows too) share a group, so they are never
+    each other's negatives.
+
+    Args:
+        lexicon: default :func:`ddrsearch.text.lexicon.default_lexicon`.
+        group_start: first group number (to follow the groups of other pairs).
+
+    Returns:
+        Pairs in lexicon order; the same lexicon always gives the same list.
+    """
+    from ddrsearch.text.lexicon import default_lexicon
+
+    lexicon = lexicon if lexicon is not None else default_lexicon()
+    groups: dict[str, int] = {}
+    out: list[Pair] = []
+    for entry in lexicon:
+        group = groups.setdefault(entry.printed.lower(), group_start + len(groups))
+        for text in entry.texts:
+            if text.strip().lower() != entry.printed.lower():
+                out.append(Pair(text, entry.printed, group, "lexicon"))
+    return out
 
 
 @dataclass(frozen=True)

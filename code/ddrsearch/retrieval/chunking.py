@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from ddrsearch.embedding.model import CONTENT_PIECES, resolve_model
 from ddrsearch.imports import import_quietly
 from ddrsearch.reading.report import Report
+from ddrsearch.retrieval.concepts import CONCEPT_MODES, default_tagger
 from ddrsearch.retrieval.passages import Passage
 
 __all__ = ["DEFAULT_LIMIT", "WordPieces", "chunk_reports", "operation_chunks", "window_chunks", "word_pieces"]
@@ -131,7 +132,7 @@ def _context(report: Report, extra: str = "", depth: bool = False) -> str:
 
 
 def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit: int = DEFAULT_LIMIT,
-                     context: bool = True, depth: bool = False) -> list[Passage]:
+                     context: bool = True, depth: bool = False, concepts: str = "") -> list[Passage]:
     """One chunk per TIME BREAKDOWN row, plus PRESENT OPERATIONS and ACTIVITY PLANNED.
 
     Args:
@@ -144,6 +145,11 @@ def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit:
         depth: also end the context with the header's measured depth at
             report time (``" MD 6,507 ft."``, :attr:`Report.md_ft`), when the
             header gives one (chapters/12-improving-retrieval.ipynb measures it).
+        concepts: also end the context with the plain words of the lexicon
+            terms the chunk's text uses (document-side expansion,
+            :mod:`ddrsearch.retrieval.concepts`): ``"plain"`` their plain
+            phrasings, ``"definition"`` their definitions' heads, ``""`` none.
+            Only with ``context``.
 
     Returns:
         Passages with ``kind`` ``"header"`` or ``"operation"``, ``page``,
@@ -153,8 +159,11 @@ def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit:
         :func:`window_chunks` instead.
 
     Raises:
-        ValueError: a context alone leaves fewer than 16 word pieces for text.
+        ValueError: a context alone leaves fewer than 16 word pieces for text;
+            an unknown ``concepts``.
     """
+    if concepts not in CONCEPT_MODES:
+        raise ValueError(f"concepts must be one of {', '.join(map(repr, CONCEPT_MODES))}, not {concepts!r}")
     if not report.operations:
         return window_chunks(report, pieces=pieces, size=min(limit, 128), overlap=32, context=context)
     pieces = pieces or word_pieces()
@@ -172,8 +181,11 @@ def operation_chunks(report: Report, *, pieces: WordPieces | None = None, limit:
                       dict(kind="operation", page=row.page, row=row.index, start=row.start, end=row.end or None,
                            ocr=row.page in report.ocr_pages, ctx=_context(report, extra, depth) if context else "")))
     out: list[Passage] = []
+    tagger = default_tagger() if concepts and context else None
     for pid, text, meta in items:
         ctx = meta.pop("ctx")
+        plain = tagger.plain_words(text, concepts) if tagger is not None else ""
+        ctx = f"{ctx} {plain}." if plain else ctx
         budget = limit - (pieces.count(ctx) + 1 if ctx else 0)  # +1: the newline joins nothing, but be safe
         if budget < 16:
             raise ValueError(f"{report.file_name}: the chunk context {ctx!r} leaves only {budget} word pieces for text.")

@@ -44,6 +44,11 @@ time and measure each on the development questions:
   ``"local"`` weighs each word by its rarity among the report's own rows
   (:mod:`ddrsearch.retrieval.rowchoice` gives the rules and their sources).
 
+* ``lexicon`` / ``groups``: the drilling lexicon's terms nearest the question
+  by meaning added to the BM25 query (:mod:`ddrsearch.retrieval.lexicon_match`), and
+  the question's likely activity groups matched against each row's time code
+  and phase (:mod:`ddrsearch.retrieval.groups`).
+
 The dense leg's model is chosen with ``dense_options`` (``model_path``, or a
 ready ``embedder``), the hook for a domain-adapted model.
 """
@@ -158,6 +163,10 @@ class TunedHybridRetriever(TwoLegRetriever):
             less than this share of the question's IDF weight
             (:meth:`lexical_cover`): a question whose own words find a row
             that holds most of them is left alone; ``None``: always expand.
+        groups, groups_k: weight of the activity-group signal (0 = off;
+            :mod:`ddrsearch.retrieval.groups`): ``groups`` times the passage's
+            :meth:`group_scores` is added to its fused score; ``groups_k``
+            lexicon entries give the question's groups.
         adaptive, adaptive_cover: the dense weight used instead of ``weight``
             when the question's words give weak lexical evidence (the best BM25
             passage holds less than ``adaptive_cover`` of the question's IDF
@@ -184,7 +193,7 @@ class TunedHybridRetriever(TwoLegRetriever):
                  bm25_options: dict | None = None, dense_options: dict | None = None, rollup: str = "max",
                  structured_index: StructuredIndex | None = None, lexicon: float = 0.0, lexicon_k: int = 3,
                  lexicon_min: float = 0.5, lexicon_gate: float | None = None, adaptive: float | None = None,
-                 adaptive_cover: float = 0.5):
+                 adaptive_cover: float = 0.5, groups: float = 0.0, groups_k: int = 5):
         super().__init__(rollup)
         self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
@@ -219,6 +228,9 @@ class TunedHybridRetriever(TwoLegRetriever):
         self.lexicon, self.lexicon_k, self.lexicon_min = lexicon, lexicon_k, lexicon_min
         self.lexicon_gate = lexicon_gate
         self.adaptive, self.adaptive_cover = adaptive, adaptive_cover
+        if groups < 0 or groups_k < 1:
+            raise ValueError(f"need groups >= 0 and groups_k >= 1, got {groups}, {groups_k}")
+        self.groups, self.groups_k = groups, groups_k
 
     # --- indexing --------------------------------------------------------------------
     def query_terms(self, query: str) -> list[str]:
@@ -240,11 +252,11 @@ class TunedHybridRetriever(TwoLegRetriever):
             candidates=self.candidates, bm25=self.bm25, dense=self.dense, rollup=self.rollup,
             structured_index=self.structured_index, lexicon=self.lexicon, lexicon_k=self.lexicon_k,
             lexicon_min=self.lexicon_min, lexicon_gate=self.lexicon_gate, adaptive=self.adaptive,
-            adaptive_cover=self.adaptive_cover)
+            adaptive_cover=self.adaptive_cover, groups=self.groups, groups_k=self.groups_k)
         other.passages = self.passages
         other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
-        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache", "_matcher")})
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache", "_matcher", "_passage_groups")})
         return other
 
     # --- the legs --------------------------------------------------------------------
@@ -269,16 +281,40 @@ class TunedHybridRetriever(TwoLegRetriever):
         """The printed lexicon terms the ``lexicon`` lever adds for ``query`` (after the rewrites), with their similarity."""
         if self.lexicon <= 0:
             return []
-        if "_matcher" not in self.__dict__:
-            from ddrsearch.retrieval.lexicon_match import LexiconMatcher
-
-            self._matcher = LexiconMatcher(self.dense.embedder)
         seen, out = set(), []
-        for entry, sim in self._matcher.match(self.rewrite(query), self.lexicon_k, self.lexicon_min):
+        for entry, sim in self._lexicon_matcher().match(self.rewrite(query), self.lexicon_k, self.lexicon_min):
             if entry.printed.lower() not in seen and self.bm25.tokenize(entry.printed):
                 seen.add(entry.printed.lower())
                 out.append((entry.printed, sim))
         return out
+
+    def _lexicon_matcher(self):
+        if "_matcher" not in self.__dict__:
+            from ddrsearch.retrieval.lexicon_match import LexiconMatcher
+
+            self._matcher = LexiconMatcher(self.dense.embedder)
+        return self._matcher
+
+    def group_scores(self, query: str) -> np.ndarray:
+        """Each passage's activity-group score for ``query`` (:mod:`ddrsearch.retrieval.groups`; 0 to 1).
+
+        The question's likely groups come from its ``groups_k`` nearest lexicon
+        entries (similarity at least ``lexicon_min``), a passage's groups from
+        its row's time code and its report's phase (the attached reports; a
+        passage that is not an operation row, or whose report is not attached, has none).
+        """
+        from ddrsearch.retrieval.groups import group_scores, question_groups, row_groups
+
+        if "_passage_groups" not in self.__dict__:
+            pg = []
+            for p in self.passages:
+                report = self._reports.get(p.report)
+                ok = report is not None and p.kind == "operation" and p.row is not None \
+                    and p.row < len(report.operations)
+                pg.append(row_groups(report.operations[p.row].code, report.phase) if ok else frozenset())
+            self._passage_groups = pg
+        wanted = question_groups(self._lexicon_matcher().match(self.rewrite(query), self.groups_k, self.lexicon_min))
+        return group_scores(wanted, self._passage_groups)
 
     def _lexicon_expand(self, query: str, scores: np.ndarray) -> np.ndarray:
         # ``query`` is rewritten already (leg_scores)
@@ -434,6 +470,9 @@ class TunedHybridRetriever(TwoLegRetriever):
         if self.adaptive is not None and self.lexical_cover(query, b) < self.adaptive_cover:
             fuser = Fusion(self.fusion, self.adaptive, self.rrf_k, self.candidates)  # weak lexical evidence
         fused = fuser.scores(b, v, self.top_passages)
+        if self.groups > 0:
+            bonus = self.groups * self.group_scores(query)
+            fused = np.where(np.isnan(fused), np.where(bonus > 0, bonus, np.nan), fused + bonus)
         match = self.structured_match(query)
         if match is None or not match.scores:
             return fused

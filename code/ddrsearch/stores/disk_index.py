@@ -51,6 +51,7 @@ from ddrsearch.reading.names import short_name
 from ddrsearch.reading.records import report_from_record, report_record
 from ddrsearch.reading.report import Report, check_duplicates, read_reports, sort_reports
 from ddrsearch.retrieval.chunking import DEFAULT_LIMIT, operation_chunks
+from ddrsearch.retrieval.concepts import default_tagger
 from ddrsearch.retrieval.dense import DenseRetriever
 from ddrsearch.retrieval.hybrid import HybridRetriever
 from ddrsearch.retrieval.lexical import BM25Retriever
@@ -122,6 +123,11 @@ def default_index_dir(corpus: str | None = "archive", folder: str | os.PathLike 
 def code_fingerprint() -> dict[str, str]:
     """SHA-256 of the source of each module that shapes the stored passages, words or vectors, and of the glossary.
 
+    When the chunks' context carries the lexicon's plain words (the default of
+    :func:`ddrsearch.retrieval.chunking.operation_chunks`' ``concepts`` is not
+    ``""``), the lexicon file shapes the passages too and its SHA-256 is added
+    as ``"lexicon:lexicon.csv"``.
+
     Returns:
         ``{"retrieval/chunking.py": "<hex>", ..., "glossary:glossary.csv": "<hex>"}``.
     """
@@ -133,6 +139,9 @@ def code_fingerprint() -> dict[str, str]:
             out[relative] = sha256_file(p)
     gpath = glossary_path()
     out[f"glossary:{gpath.name}"] = sha256_file(gpath) if gpath.is_file() else "missing"
+    if inspect.signature(operation_chunks).parameters["concepts"].default:
+        lpath = default_tagger().lexicon.path
+        out[f"lexicon:{lpath.name}"] = sha256_file(lpath) if lpath.is_file() else "missing"
     return out
 
 
