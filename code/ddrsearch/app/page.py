@@ -6,7 +6,7 @@ without usage statistics). The page has a question box, the method (the
 default pipeline, BM25 or dense) and ``k``; for each hit the report number
 and date, the FROM-TO row quoted with the matching words highlighted, the
 three signals (BM25 score, dense cosine, fused score: each labelled as what
-it is), the PDF crop of the row, a link to the page of the PDF and the
+it is), the PDF crop of the row, a button downloading the PDF and the
 citation in a copyable box. Above the hits, the answer card (or "not found
 in these reports"); with ``DDRSEARCH_LLM_URL`` set, a button writes a
 generated answer, shown only with its citations checked. A panel "How this
@@ -29,7 +29,6 @@ words of a row are highlighted on its inert pieces.
 from __future__ import annotations
 
 import time
-from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
@@ -126,7 +125,7 @@ def _generated(question: str, card) -> None:
         st.warning(_lines(check.report()))
 
 
-def _show_hit(session: SearchSession, hit, static: bool) -> None:
+def _show_hit(session: SearchSession, hit) -> None:
     with st.container(border=True, key=f"hit-{hit.rank}"):
         st.markdown(f"**{hit.rank}. {inert(hit.label)}** · report {hit.report_number} · {hit.date.isoformat()} · "
                     f"{inert(hit.where)}" + (f" · page {hit.page}" if hit.page else ""))
@@ -144,17 +143,15 @@ def _show_hit(session: SearchSession, hit, static: bool) -> None:
         left, right = st.columns([3, 1], vertical_alignment="center")
         left.code(hit.citation, language=None, wrap_lines=True)
         page = hit.page or 1
-        with right:
-            if static:
-                st.markdown(f"[Open page {page} of the PDF](app/static/{quote(hit.report)}#page={page})",
-                            help=inert(hit.report))
+        with right:  # the bytes go through Streamlit's media route: no static route, no CORS header
+            try:
+                data = hit.path.read_bytes()
+            except OSError as exc:
+                st.warning(f"The PDF cannot be read: {inert(str(exc))}")
             else:
-                try:
-                    data = hit.path.read_bytes()
-                    st.download_button(f"Download the PDF (page {page})", data, file_name=hit.report,
-                                       mime="application/pdf", key=f"pdf-{hit.rank}")
-                except OSError as exc:
-                    st.warning(f"The PDF cannot be read: {inert(str(exc))}")
+                st.download_button(f"Download the PDF (the row is on page {page})", data, file_name=hit.report,
+                                   mime="application/pdf", key=f"pdf-{hit.rank}", on_click="ignore",
+                                   help=inert(hit.report))
 
 
 def _legs_frame(rows) -> pd.DataFrame:
@@ -201,16 +198,13 @@ def _show_explanation(session: SearchSession, question: str) -> None:
         st.caption(f"Reports are ranked by their best passage's fused score (ties by file name){note}.")
 
 
-def main(corpus: str = "sample", folder: str | None = None, archive: str | None = None, static: bool = False) -> None:
+def main(corpus: str = "sample", folder: str | None = None, archive: str | None = None) -> None:
     """Render the page.
 
     Args:
         corpus: ``"sample"`` or ``"archive"`` (ignored when ``folder`` is given).
         folder: a folder of the user's own report PDFs.
         archive: the folder of the book's PDFs (default ``DDRSEARCH_ARCHIVE_DIR``).
-        static: the report PDFs are served at ``app/static/<file name>``
-            (``ddrsearch app`` arranges it), so "open page N" is a link; else
-            the PDF is offered as a download.
     """
     st.set_page_config(page_title="Ask the reports", layout="wide")
     st.title("Ask the reports")
@@ -261,7 +255,7 @@ def main(corpus: str = "sample", folder: str | None = None, archive: str | None 
     if not hits:
         st.info("No report matches (BM25 retrieves only rows sharing a word with the question).")
     for hit in hits:
-        _show_hit(session, hit, static)
+        _show_hit(session, hit)
     _show_explanation(session, question)
     took = time.perf_counter() - start
     times = st.session_state.setdefault("search_seconds", [])
