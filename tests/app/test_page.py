@@ -260,3 +260,22 @@ def test_a_stale_index_on_disk_shows_the_rebuild_hint(tmp_path, archive_folder, 
     assert hint.startswith("The index on disk (") and "is stale: 1 report(s) are not indexed yet" in hint
     assert f"Rebuild it with: ddrsearch index build --dir {folder}" in hint
     assert at.caption[0].value.startswith(f"Searching folder {folder} (3 reports)")
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_folder_with_one_bad_file_is_searched_and_names_the_file_skipped(tmp_path, archive_folder, monkeypatch):
+    """Before: app --dir with one unreadable PDF showed "The reports could not be loaded" and searched nothing.
+    After: the good reports are searched and a warning names the skipped file and why, as search --dir does."""
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "index"))
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for p in sample_paths(archive_folder)[:2]:
+        shutil.copy2(p, folder / p.name)
+    (folder / "DDR_41.pdf").write_text("not a PDF", encoding="utf-8")
+    at = page(folder=str(folder))
+    assert not at.exception and not at.error
+    assert at.caption[0].value.startswith(f"Searching folder {folder} (2 reports)")
+    assert len(at.warning) == 1
+    assert at.warning[0].value.startswith("DDR_41.pdf skipped, not searched:"), at.warning[0].value
+    assert "is not a PDF" in at.warning[0].value

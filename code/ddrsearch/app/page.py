@@ -219,6 +219,8 @@ def main(corpus: str = "sample", folder: str | None = None, archive: str | None 
                f"{session.load_seconds:.1f} s, once for this process.")
     if session.index_note:
         st.warning(inert(session.index_note))
+    for line in session.skipped:  # a PDF of the folder that could not be read: named, with why
+        st.warning(inert(line))
     stale = session.stale_reasons()
     if stale:
         st.warning(REBUILD_HINT + " " + inert("; ".join(stale)) + ".")
