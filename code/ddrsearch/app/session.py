@@ -56,8 +56,18 @@ from ddrsearch.retrieval.levered import TunedHybridRetriever
 from ddrsearch.retrieval.matching import matched_words
 from ddrsearch.retrieval.pipeline import build_retriever
 
-__all__ = ["METHODS", "QUERY_THREADS", "Explanation", "LegRow", "ResultRow", "SearchSession", "inert", "load_search", "read_folder",
-           "query_threads"]
+__all__ = [
+    "METHODS",
+    "QUERY_THREADS",
+    "Explanation",
+    "LegRow",
+    "ResultRow",
+    "SearchSession",
+    "inert",
+    "load_search",
+    "query_threads",
+    "read_folder",
+]
 
 #: What could start Markdown, HTML or Streamlit markup inside a line: links and images (``[ ]``), raw HTML and
 #: entities (``< > &``), code (`````), emphasis and strikethrough (``*``, ``~``, an ``_`` at a word's edge), math
