@@ -191,7 +191,8 @@ def test_a_generated_answer_is_shown_with_its_citations_checked(sample_page, mon
         assert at.button(key="generate").label == "Write an answer with test-model (citations checked)"
         at = at.button(key="generate").click().run()
         assert texts(at, "text") == ["The packers did not set on 2020-12-07. [D049-r05]"]  # plain text (issue 26)
-        assert at.success[0].value == "All 1 sentence(s) cite rows that were in the prompt."
+        assert at.success[0].value.startswith("All 1 sentence(s) cite rows that were in the prompt. Overlap")
+        assert "overlap 0.86 with D049-r05: The packers did not set on 2020-12-07." in at.success[0].value
         srv.answer = "The packers did not set. [D049-r05] The crew then drilled ahead. [D001-r01]"
         at = at.button(key="generate").click().run()
         assert not at.success
