@@ -94,7 +94,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if args.dir is not None:  # your own reports, as ask --dir reads them: the row ids it printed
         reports = load_archive(args.dir, on_error="skip")
     else:
-        reports = read_reports(corpus_paths("archive", args.archive))
+        reports = read_reports(corpus_paths(args.corpus, args.archive))
     rid = _ROW_ID.fullmatch(args.report.strip())
     if rid:  # the id as ask prints it: D038-r08 (d038-r8 too)
         if args.row is not None:
@@ -168,5 +168,7 @@ def add_answer_parsers(sub) -> None:
     p.add_argument("--highlight", default="", help="words to highlight in the crop")
     p.add_argument("--dir", metavar="FOLDER", default=None,
                    help="a folder of your own report PDFs (the row ids ask --dir printed)")
+    p.add_argument("--corpus", choices=["sample", "archive"], default="archive",
+                   help="reports the row id is looked up in (default archive; the sample's ids are the archive's)")
     p.add_argument("--archive", metavar="DIR", default=None, help="folder of the report PDFs")
     p.set_defaults(func=_cmd_show)
