@@ -38,7 +38,6 @@ what to do), 2 for a usage error.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import warnings
@@ -83,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(move_dash_query(list(sys.argv[1:] if argv is None else argv), parser))
     if extra:  # refused with the command's own usage (its options listed), not the top-level one
-        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "k", 1) < 1:
         parser.error(f"-k must be at least 1, got {args.k}")
     if getattr(args, "width", 20) < 20:
