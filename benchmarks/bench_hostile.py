@@ -10,6 +10,11 @@ temporary folder and read in a fresh process (so its peak memory is its own):
   (``DDRSEARCH_MAX_PAGE_BYTES``, counted before any text is extracted), and one of
   1.9 MB, just under it, whose text is then over ``DDRSEARCH_MAX_PAGE_CHARS``
   (the most work a page can cost);
+* a 50-page PDF (the page limit), each page with 1.9 MB of one-letter drawing
+  instructions (under the byte and text limits): the most work a file can cost
+  within the page limits -> ``read_report``, once under the default
+  ``DDRSEARCH_MAX_READ_SECONDS`` (60 s) and once with it set to 2 s, to show
+  where the time limit stops it (checked between PyMuPDF calls);
 * a 5,000-word question -> the default pipeline's search over the ten-report sample
   (``DDRSEARCH_MAX_QUESTION_WORDS``; needs the sample PDFs and the embedding model).
 
@@ -53,6 +58,17 @@ def _make(case: str, tmp: Path) -> Path:
         for i in range(5000):
             doc.new_page().insert_text((50, 72), f"page {i + 1} DAILY DRILLING REPORT", fontsize=10)
         doc.save(path, garbage=3, deflate=True)
+        doc.close()
+    elif case in ("slow", "slow-2s"):
+        path = tmp / f"{case}.pdf"
+        doc = pymupdf.open()
+        line = b"BT /helv 4 Tf 20 300 Td (x) Tj ET\n"
+        for _ in range(50):
+            page = doc.new_page()
+            page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+            xref = page.get_contents()[0]
+            doc.update_stream(xref, doc.xref_stream(xref) + line * int(1.9e6 / len(line)), compress=True)
+        doc.save(path, garbage=4, deflate=True)
         doc.close()
     elif case in ("inflate", "inflate-2mb"):
         path = tmp / f"{case}.pdf"
@@ -98,7 +114,7 @@ def _run(case: str, path: Path) -> dict:
 
             load_questions(path, check_evidence=False)
             outcome = "read (no limit!)"
-        elif case in ("pages", "inflate", "inflate-2mb"):
+        elif case in ("pages", "inflate", "inflate-2mb", "slow", "slow-2s"):
             from ddrsearch.reading.report import read_report
 
             read_report(path)
@@ -120,10 +136,13 @@ LIMITS = {
     "pages": "DDRSEARCH_MAX_PAGES=50",
     "inflate": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000",
     "inflate-2mb": "DDRSEARCH_MAX_PAGE_CHARS=200,000 (after extraction)",
+    "slow": "DDRSEARCH_MAX_READ_SECONDS=60 (default)",
+    "slow-2s": "DDRSEARCH_MAX_READ_SECONDS=2",
     "question": "DDRSEARCH_MAX_QUESTION_WORDS=100",
 }
 NAMES = {"laughs": "billion-laughs YAML", "pages": "5,000-page PDF", "inflate": "inflating stream, 29 MB",
          "inflate-2mb": "inflating stream, 1.9 MB",
+         "slow": "50 pages x 1.9 MB", "slow-2s": "50 pages x 1.9 MB, 2 s",
          "question": "5,000-word question"}
 
 
@@ -140,8 +159,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.only or LIMITS:
             path = _make(case, Path(tmp))
+            env = dict(os.environ, DDRSEARCH_MAX_READ_SECONDS="2") if case == "slow-2s" else None
             proc = subprocess.run([sys.executable, __file__, "--case", case, "--input", str(path)],
-                                  capture_output=True, text=True, timeout=1800)
+                                  capture_output=True, text=True, timeout=1800, env=env)
             try:
                 result = json.loads(proc.stdout.strip().splitlines()[-1])
             except (ValueError, IndexError):

@@ -71,6 +71,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("DDRSEARCH_MAX_PAGE_BYTES", "2000000",
             "most bytes of drawing instructions (decompressed content streams) a PDF page may have"),
     Setting("DDRSEARCH_MAX_PAGE_CHARS", "200000", "most characters of text a PDF page may have"),
+    Setting("DDRSEARCH_MAX_READ_SECONDS", "60",
+            "most seconds one report PDF may take to read (checked between pages and PyMuPDF calls)"),
     Setting("DDRSEARCH_MAX_QUESTION_FILE_BYTES", "5000000", "largest question-set YAML file read (bytes)"),
     Setting("DDRSEARCH_MAX_QUESTION_WORDS", "100", "longest question searched, in words (a longer one is cut, with a note)"),
     Setting("DDRSEARCH_OCR_CACHE_DIR", ".cache/ocr in the project; ~/.cache/ddrsearch/ocr elsewhere",

@@ -191,7 +191,8 @@ def test_a_generated_answer_is_shown_with_its_citations_checked(sample_page, mon
         assert at.button(key="generate").label == "Write an answer with test-model (citations checked)"
         at = at.button(key="generate").click().run()
         assert texts(at, "text") == ["The packers did not set on 2020-12-07. [D049-r05]"]  # plain text (issue 26)
-        assert at.success[0].value == "All 1 sentence(s) cite rows that were in the prompt."
+        assert at.success[0].value.startswith("All 1 sentence(s) cite rows that were in the prompt. Overlap")
+        assert "overlap 0.86 with D049-r05: The packers did not set on 2020-12-07." in at.success[0].value
         srv.answer = "The packers did not set. [D049-r05] The crew then drilled ahead. [D001-r01]"
         at = at.button(key="generate").click().run()
         assert not at.success
@@ -260,3 +261,22 @@ def test_a_stale_index_on_disk_shows_the_rebuild_hint(tmp_path, archive_folder, 
     assert hint.startswith("The index on disk (") and "is stale: 1 report(s) are not indexed yet" in hint
     assert f"Rebuild it with: ddrsearch index build --dir {folder}" in hint
     assert at.caption[0].value.startswith(f"Searching folder {folder} (3 reports)")
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_folder_with_one_bad_file_is_searched_and_names_the_file_skipped(tmp_path, archive_folder, monkeypatch):
+    """Before: app --dir with one unreadable PDF showed "The reports could not be loaded" and searched nothing.
+    After: the good reports are searched and a warning names the skipped file and why, as search --dir does."""
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "index"))
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for p in sample_paths(archive_folder)[:2]:
+        shutil.copy2(p, folder / p.name)
+    (folder / "DDR_41.pdf").write_text("not a PDF", encoding="utf-8")
+    at = page(folder=str(folder))
+    assert not at.exception and not at.error
+    assert at.caption[0].value.startswith(f"Searching folder {folder} (2 reports)")
+    assert len(at.warning) == 1
+    assert at.warning[0].value.startswith("DDR_41.pdf skipped, not searched:"), at.warning[0].value
+    assert "is not a PDF" in at.warning[0].value

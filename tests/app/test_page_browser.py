@@ -127,3 +127,72 @@ def test_no_request_leaves_the_page_for_a_row_or_an_answer_with_an_image(tmp_pat
             proc.wait(timeout=30)
         listener.shutdown()
         listener.server_close()
+
+
+@pytest.mark.browser
+@pytest.mark.model
+@pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                    reason="headless Chromium not installed (apt-get install chromium chromium-driver)")
+def test_the_page_offers_the_pdf_as_a_download_and_its_media_refuse_other_origins(tmp_path):
+    """Before: "Open page N of the PDF" linked app/static/<file>, served with Access-Control-Allow-Origin: *.
+    After: the card and one download button per hit show; no link to app/static; the crop's media URL sends no
+    Access-Control-Allow-Origin to another origin."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    write_report(folder / "DDR_39.pdf", list(STUCK_PIPE_DAY))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PROJECT / "code"), os.environ.get("PYTHONPATH", "")]),
+               DDRSEARCH_INDEX_DIR=str(tmp_path / "index"))
+    env.pop("DDRSEARCH_LLM_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch", "app", "--dir", str(folder), "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800"):
+        options.add_argument(arg)
+    driver = None
+    try:
+        for _ in range(240):
+            assert proc.poll() is None, f"ddrsearch app exited with status {proc.returncode}"
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        driver = webdriver.Chrome(service=webdriver.ChromeService(str(CHROMEDRIVER)), options=options)
+        driver.get(url)
+        wait = WebDriverWait(driver, 600)
+        box = wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "input[aria-label='Question']")))
+        box.send_keys("pipe became stuck", Keys.ENTER)
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".st-key-hit-1 img")))
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "supporting row(s) in 1 report(s)" in body  # the answer card
+        hits = driver.find_elements(By.CSS_SELECTOR, "[class*='st-key-hit-']")
+        buttons = driver.find_elements(By.CSS_SELECTOR, "[data-testid='stDownloadButton']")
+        assert len(hits) == len(buttons) == 1 and "Download the PDF" in buttons[0].text
+        links = [a.get_attribute("href") or "" for a in driver.find_elements(By.TAG_NAME, "a")]
+        assert not [h for h in links if "/app/static/" in h], links
+        crop = driver.find_element(By.CSS_SELECTOR, ".st-key-hit-1 img").get_attribute("src")
+        assert "/media/" in crop, crop
+        req = urllib.request.Request(crop, headers={"Origin": "http://127.0.0.1:9"})
+        with urllib.request.urlopen(req, timeout=5) as r:
+            assert r.status == 200 and r.read().startswith(b"\x89PNG")
+            assert "access-control-allow-origin" not in {k.lower() for k in r.headers}
+    finally:
+        if driver is not None:
+            driver.quit()
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)

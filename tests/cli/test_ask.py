@@ -152,3 +152,45 @@ def test_missing_own_folder_is_not_told_to_fetch(command, capsys):
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert "ddrsearch fetch" not in err, err
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_ask_prints_each_cited_sentences_overlap_and_flags_a_row_that_does_not_say_it(tmp_path, archive_folder,
+                                                                                       capsys, monkeypatch):
+    """Before: 'The well blew out [D038-r09].' citing a stuck-pipe row passed the check (every sentence cited a row
+    of the prompt). After: it is flagged LOW OVERLAP with its score; the sentence quoting the row shows 1.00."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Chat(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):  # the first row of the prompt, quoted and cited; then a claim it does not hold
+            prompt = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][1]["content"]
+            row, text = re.search(r"^\[(D\d{3}-r\d\d)\] \S+ \S+: (.*?)[.]?$", prompt, re.M).groups()
+            answer = f"They had to {text} [{row}]. The well blew out [{row}]."
+            payload = json.dumps({"choices": [{"message": {"content": answer}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Chat)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    monkeypatch.setenv("DDRSEARCH_LLM_URL", f"http://127.0.0.1:{srv.server_address[1]}/v1")
+    monkeypatch.setenv("DDRSEARCH_INDEX_DIR", str(tmp_path / "index"))
+    name = "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
+    shutil.copy(archive_folder / name, tmp_path / name)
+    try:
+        assert main(["ask", "when did the pipe become stuck?", "--dir", str(tmp_path)]) == 0
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    out = capsys.readouterr().out
+    assert re.search(r"^LOW OVERLAP 0\.00 with D038-r\d\d \(the row does not say most of it\): The well blew out", out,
+                     re.M), out[-600:]
+    assert re.search(r"^overlap 1\.00 with D038-r\d\d: They had to ", out, re.M), out[-600:]
+    assert "All 2 sentence(s)" not in out

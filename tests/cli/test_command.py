@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+from ddrsearch.cli.command import main
+
 
 def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys):
     """Output piped into ``head`` printed "[Errno 32] Broken pipe"; a closed pipe ends the command quietly."""
@@ -29,3 +33,22 @@ def test_python_dash_m_runs_the_command_line():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert "search" in done.stdout and "ask" in done.stdout
+
+
+def test_an_option_a_command_lacks_is_refused_with_that_commands_usage(capsys):
+    """Before: 'show D038-r08 --bogus' printed 'usage: ddrsearch [-h] COMMAND ...' (the top-level usage). After:
+    the command's own usage, listing its options, and the option named."""
+    with pytest.raises(SystemExit) as exc:
+        main(["show", "D038-r08", "--bogus"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert err.startswith("usage: ddrsearch show [-h] [--row ROW]") and "unrecognized arguments: --bogus" in err
+
+
+def test_an_empty_index_path_is_refused_not_read_as_the_default(capsys):
+    """Before: search --index "" silently used the default index folder. After: a usage error saying it is empty."""
+    for argv in (["search", "stuck", "--index", ""], ["index", "build", "--index", " "]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and "argument --index: " in err and "is empty: give the index folder" in err

@@ -325,3 +325,20 @@ def test_eval_by_category_table_has_three_decimals(archive_folder, capsys):
     by_cat = out.split("by category:")[1].strip().split("\n\n")[0].splitlines()[2:]
     assert by_cat and all(line.split()[-1].count(".") == 1 and len(line.split()[-1].split(".")[1]) == 3
                           for line in by_cat), out
+
+
+def test_a_shipped_set_against_your_own_manifest_says_so_in_one_line(tmp_path, capsys, monkeypatch):
+    """Before: eval plain with DDRSEARCH_MANIFEST set to one's own manifest printed 119 'not a report in the
+    manifest' lines. After: one line saying the shipped sets judge the FORGE reports, and how to point at them."""
+    from ddrsearch.data.resources import resource_path
+
+    lines = resource_path("manifest.csv").read_text(encoding="utf-8").splitlines()[:3]
+    mine = tmp_path / "mine.csv"
+    mine.write_text("\n".join([lines[0], *(line.replace("FORGE-16A-78-32", "MYWELL-1") for line in lines[1:])]) + "\n",
+                    encoding="utf-8")
+    monkeypatch.setenv("DDRSEARCH_MANIFEST", str(mine))
+    assert main(["eval", "plain"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "not a report in the manifest" not in err
+    assert err.startswith("ddrsearch eval: the shipped question set 'plain' judges the FORGE archive's reports")
+    assert f"(DDRSEARCH_MANIFEST={mine}) lacks 76 of its 76. Unset DDRSEARCH_MANIFEST" in err

@@ -78,3 +78,16 @@ def test_find_report_and_show_command(archive, archive_folder, tmp_path, capsys)
     assert "D038-r12" in capsys.readouterr().err
     assert main(["show", "D001", "--row", "0"]) == 1
     assert "D001" in capsys.readouterr().err
+
+
+def test_show_takes_corpus_and_names_the_nearest_reports_for_one_not_searched(tmp_path, capsys):
+    """Before: show D038-r08 --corpus archive was refused with the top-level usage, and 'report D099 is not among the
+    76 reports searched' suggested nothing. After: --corpus is accepted; a missing report names the nearest ones
+    and the range searched."""
+    assert main(["show", "D038-r08", "--corpus", "archive", "--out", str(tmp_path / "r.png")]) == 0
+    assert "Quotation checked against the PDF: verbatim." in capsys.readouterr().out
+    assert main(["show", "D099-r01"]) == 1
+    assert ("report D099 is not among the 76 reports searched (nearest: D076, D075, D074; the drilling reports "
+            "searched are D002 to D076 and the completion report searched is C003)") in capsys.readouterr().err
+    assert main(["show", "C040", "--row", "1"]) == 1
+    assert "(nearest: C003, D040, D039;" in capsys.readouterr().err

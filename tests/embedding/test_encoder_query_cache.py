@@ -35,3 +35,13 @@ def test_clearing_the_query_cache_makes_the_next_query_run_the_model():
     assert emb.calls == 3  # embedded again
     assert emb.clear_query_cache() == 1
     assert emb.clear_query_cache() == 0
+
+
+def test_query_text_writes_full_width_letters_plainly_and_drops_format_characters():
+    """What the question's encoder embeds: NFKC, without Cf (bidi controls, zero-width space, soft hyphen)."""
+    from ddrsearch.embedding.encoder import query_text
+
+    assert query_text("ｓｔｕｃｋ ｐｉｐｅ") == "stuck pipe"
+    assert query_text("\u202estuck\u202c pipe\u200b") == "stuck pipe"
+    assert query_text("\u2066stuck\u2069 pi\u00adpe \ufeff6,507'") == "stuck pipe 6,507'"
+    assert query_text("Stuck at 6,507' [D038]") == "Stuck at 6,507' [D038]"  # plain text unchanged, case kept

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shutil
+import time
 
 import pymupdf
 import pytest
 
-from ddrsearch.errors import ReportError, ReportTooLargeError
+from ddrsearch.errors import ReportError, ReportTooLargeError, SettingError
 from ddrsearch.reading.report import read_report
 
 pytestmark = pytest.mark.data
@@ -79,3 +80,30 @@ def test_a_page_with_more_text_than_the_limit_is_refused(tmp_path, archive_folde
         read_report(tmp_path / REPORT_38)
     assert "page 1 has" in str(exc.value) and "more than the 1,000" in str(exc.value)
     assert exc.value.setting == "DDRSEARCH_MAX_PAGE_CHARS" and REPORT_38 in str(exc.value)
+
+
+def test_reading_one_file_stops_after_the_read_time_limit_between_pymupdf_calls(tmp_path, monkeypatch):
+    """Before: one file could be read for as long as PyMuPDF took (5 min 18 s for an inflating page). After:
+    reading stops at the first check past DDRSEARCH_MAX_READ_SECONDS with a ReportError naming the file, the
+    limit and the setting, without reading the pages after it."""
+    path = tmp_path / "slow.pdf"
+    _pages(path, 10)
+    calls = []
+    get_text = pymupdf.Page.get_text
+
+    def slow_get_text(self, *args, **kwargs):  # each extraction takes 0.2 s: a slow, hostile page
+        calls.append(self.number)
+        time.sleep(0.2)
+        return get_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(pymupdf.Page, "get_text", slow_get_text)
+    monkeypatch.setenv("DDRSEARCH_MAX_READ_SECONDS", "0.5")
+    with pytest.raises(ReportTooLargeError) as exc:
+        read_report(path)
+    message = str(exc.value)
+    assert str(path) in message and "over the 0.5 s one file may take" in message
+    assert "DDRSEARCH_MAX_READ_SECONDS=<seconds>" in message and exc.value.setting == "DDRSEARCH_MAX_READ_SECONDS"
+    assert max(calls) < 3  # stopped within a page or two of the limit, not after all ten pages
+    monkeypatch.setenv("DDRSEARCH_MAX_READ_SECONDS", "0")
+    with pytest.raises(SettingError, match="DDRSEARCH_MAX_READ_SECONDS='0' must be a positive number"):
+        read_report(path)

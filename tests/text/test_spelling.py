@@ -6,7 +6,7 @@ import pytest
 
 from ddrsearch.evaluation.questionfiles import load_questions
 from ddrsearch.retrieval.pipeline import build_retriever
-from ddrsearch.text.spelling import MAX_NOTES, Spelling, is_english, query_words, spelling_notes
+from ddrsearch.text.spelling import MAX_NOTES, LexiconWord, Spelling, is_english, query_words, spelling_notes
 from ddrsearch.text.tokenizer import tokenize
 
 
@@ -117,3 +117,14 @@ def test_letters_glued_to_digits_count_as_printed_and_signs_keep_the_leading_zer
     assert tokenize("<.5 ppg") == ["0.5", "ppg"] and tokenize("±.5") == ["0.5"]
     long = "x" * 60
     assert spelling_notes({long: []})[0].startswith(f'no report prints "{"x" * 40}..."')
+
+
+@pytest.mark.data
+def test_a_misspelt_word_the_reports_never_print_gets_the_lexicons_nearest_word(default_archive):
+    """Before: 'hihgest' got no suggestion: the reports never print 'highest', so no printed word was within 2 edits.
+    After: the nearest word of the drilling lexicon is offered and the note says the reports do not print it."""
+    unknown = default_archive.unknown_words("what was the hihgest ROP")
+    assert unknown == {"hihgest": ["highest"]} and isinstance(unknown["hihgest"][0], LexiconWord)
+    assert spelling_notes(unknown) == ['no report prints "hihgest": did you mean "highest"? (a drilling word no '
+                                       'report prints either: the search reads it by meaning only)']
+    assert default_archive.unknown_words("downhole motor") in ({}, {"downhole": []})  # a lexicon word: no guess

@@ -6,7 +6,11 @@ the card are listed in a prompt, numbered by their row ids (``[D038-r08]``),
 and the model is asked to answer citing them. :func:`check_citations` then
 flags every sentence without a citation and every cited id that was not in
 the prompt, so an unsupported sentence is never shown as supported
-(chapters/10-traceable-answers.ipynb).
+(chapters/10-traceable-answers.ipynb). Given the rows' text
+(:func:`evidence_lines`), it also scores how well the cited rows support each
+cited sentence (:func:`overlap`: the share of the sentence's words they hold)
+and flags a sentence under :data:`MIN_OVERLAP`, so a claim citing a row that
+does not say it is visible.
 
 Configuration (environment variables):
 
@@ -32,7 +36,7 @@ import re
 import socket
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ddrsearch import settings
@@ -40,13 +44,16 @@ from ddrsearch.errors import GenerationError
 
 __all__ = [
     "CITATION_RE",
+    "MIN_OVERLAP",
     "CitationCheck",
     "GenerationError",
     "LLMConfig",
     "build_prompt",
     "chat",
     "check_citations",
+    "evidence_lines",
     "llm_config",
+    "overlap",
     "split_sentences",
     "strip_controls",
 ]
@@ -109,9 +116,48 @@ def build_prompt(question: str, rows: Sequence) -> list[dict]:
         ``[{"role": "system", ...}, {"role": "user", ...}]``; the user message
         lists one row per line: ``[D038-r08] 2020-11-26 23:30-04:00: <text>``.
     """
-    listed = "\n".join(f"[{r.row_id}] {r.date.isoformat()} {r.start}-{r.end or '?'}: {r.text}" for r in rows)
+    listed = "\n".join(f"[{r.row_id}] {line}" for r, line in zip(rows, evidence_lines(rows).values(), strict=True))
     user = f"Report rows:\n{listed or '(none)'}\n\nQuestion: {question}\nAnswer, citing row ids:"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def evidence_lines(rows: Sequence) -> dict[str, str]:
+    """What the prompt says of each row, by row id: ``{"D038-r08": "2020-11-26 23:30-04:00: <text>"}``.
+
+    Args:
+        rows: as for :func:`build_prompt`.
+    """
+    return {r.row_id: f"{r.date.isoformat()} {r.start}-{r.end or '?'}: {r.text}" for r in rows}
+
+
+#: A cited sentence whose cited rows hold less than this share of its words is flagged LOW OVERLAP.
+MIN_OVERLAP = 0.5
+
+
+def _overlap_terms(text: str) -> set[str]:
+    from ddrsearch.text.tokenizer import tokenize
+
+    return set(tokenize(CITATION_RE.sub(" ", text), expand=True, stem=True))
+
+
+def overlap(sentence: str, evidence: str) -> float:
+    """How much of ``sentence`` ``evidence`` holds: the share of the sentence's terms found in it, 0 to 1.
+
+    Terms are BM25's (:func:`ddrsearch.text.tokenizer.tokenize` with the
+    glossary's expansions, stop words removed, Snowball stems; citations
+    removed), counted once each: ``|terms(sentence) & terms(evidence)| /
+    |terms(sentence)|``. A word overlap, not an entailment test: it shows a
+    sentence whose words the cited row does not hold (the row does not say
+    it), not a row that says the opposite with the same words. A sentence
+    without any term scores 1.
+
+    >>> overlap("The pipe became stuck [D038-r08].", "2020-11-26 23:30-04:00: became stuck while sliding")
+    0.6666666666666666
+    """
+    terms = _overlap_terms(sentence)
+    if not terms:
+        return 1.0
+    return len(terms & _overlap_terms(evidence)) / len(terms)
 
 
 def chat(messages: list[dict], config: LLMConfig) -> str:
@@ -252,34 +298,54 @@ class CitationCheck:
         sentences: ``(sentence, cited ids)`` in order.
         uncited: sentences without any citation.
         unknown: cited ids that were not in the prompt, in order of first use.
+        scores: ``(sentence, cited ids, overlap)`` for each cited sentence, when
+            the rows' text was given (:func:`overlap` with its cited rows
+            that were in the prompt, joined; 0 when none was).
+        weak: the ``scores`` under :data:`MIN_OVERLAP`.
     """
 
     sentences: list[tuple[str, list[str]]] = field(default_factory=list)
     uncited: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    scores: list[tuple[str, list[str], float]] = field(default_factory=list)
+    weak: list[tuple[str, list[str], float]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True when every sentence cites and every citation was in the prompt."""
-        return bool(self.sentences) and not self.uncited and not self.unknown
+        """True when every sentence cites, every citation was in the prompt and no cited sentence's rows hold too few of its words."""
+        return bool(self.sentences) and not self.uncited and not self.unknown and not self.weak
 
     def report(self) -> str:
-        """One line per flag (or one line saying all is supported)."""
+        """One line per flag (or one line saying all is supported), then each cited sentence's overlap with its rows.
+
+        The score lines (when scored) read ``overlap 0.67 with D038-r08: <sentence>``; a
+        sentence under :data:`MIN_OVERLAP` reads ``LOW OVERLAP 0.20 with ...`` among the flags.
+        """
+        scored = [f"overlap {x:.2f} with {', '.join(ids)}: {s}" for s, ids, x in self.scores if x >= MIN_OVERLAP]
         if self.ok:
-            return f"All {len(self.sentences)} sentence(s) cite rows that were in the prompt."
+            head = f"All {len(self.sentences)} sentence(s) cite rows that were in the prompt."
+            if self.scores:
+                head += (f" Overlap (share of each sentence's words in its cited rows; under {MIN_OVERLAP:.2f} "
+                         "is flagged):")
+            return "\n".join([head, *scored])
         lines = [f"NO CITATION: {s}" for s in self.uncited]
         lines += [f"NOT IN THE PROMPT: {i}" for i in self.unknown]
+        lines += [f"LOW OVERLAP {x:.2f} with {', '.join(ids)} (the row does not say most of it): {s}"
+                  for s, ids, x in self.weak]
         if not self.sentences:
             lines.append("The answer is empty.")
-        return "\n".join(lines)
+        return "\n".join(lines + scored)
 
 
-def check_citations(answer: str, allowed: Sequence[str]) -> CitationCheck:
-    """Flag sentences of ``answer`` without a citation and cited ids not in ``allowed``.
+def check_citations(answer: str, allowed: Sequence[str], evidence: Mapping[str, str] | None = None) -> CitationCheck:
+    """Flag sentences of ``answer`` without a citation, cited ids not in ``allowed`` and claims their rows do not hold.
 
     Args:
         answer: the generated (or hand-written) answer.
         allowed: the row ids listed in the prompt.
+        evidence: each row's text as the prompt gave it (:func:`evidence_lines`);
+            given, every cited sentence is scored (:func:`overlap`) and one
+            under :data:`MIN_OVERLAP` is flagged.
 
     Returns:
         A :class:`CitationCheck` over :func:`split_sentences` of the answer
@@ -297,4 +363,10 @@ def check_citations(answer: str, allowed: Sequence[str]) -> CitationCheck:
         for i in ids:
             if i not in allowed_set and i not in check.unknown:
                 check.unknown.append(i)
+        if ids and evidence is not None:
+            rows = [evidence[i] for i in dict.fromkeys(ids) if i in allowed_set and i in evidence]
+            score = (sentence, list(dict.fromkeys(ids)), overlap(sentence, " ".join(rows)) if rows else 0.0)
+            check.scores.append(score)
+            if score[2] < MIN_OVERLAP:
+                check.weak.append(score)
     return check

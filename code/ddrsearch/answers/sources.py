@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ddrsearch.errors import CitationError
-from ddrsearch.reading.names import row_id, short_name
+from ddrsearch.reading.names import nearest_reports, row_id, short_name
 from ddrsearch.reading.pdf import open_pdf
 from ddrsearch.reading.report import OperationRow, Report
 
@@ -305,4 +305,4 @@ def find_report(name: str, reports: Sequence[Report]) -> Report:
         if m and short_name(r) == f"{(m[1] or 'D').upper()}{int(m[2]):03d}":
             return r
     raise CitationError(f"Report {key!r} is not among the {len(reports)} reports searched "
-                        "(give D038, 38, C003 or a file name).")
+                        f"({nearest_reports(key, reports)}; give D038, 38, C003 or a file name).")

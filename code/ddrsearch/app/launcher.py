@@ -3,16 +3,19 @@
 ``ddrsearch app`` calls :func:`serve_app`. Streamlit runs a script file, so
 :func:`serve_app` writes a two-line script (``from ddrsearch.app.page import
 main; main(...)``, the corpus or folder given as arguments) into a temporary
-folder, beside ``static``: a folder holding the report PDFs the page
-searches and nothing else (:func:`static_folder`: a hard link to each, or a
-copy where a hard link cannot be made), so that Streamlit's static file
-serving (``server.enableStaticServing``) answers ``app/static/<file>.pdf#page=N``
-with the PDF (``application/pdf``) and every other file of the reports
-folder (``notes.txt``, ``.env``) with 404; the page's "open page N" links
-open the report at its page in the browser's PDF viewer. Where the folder
-cannot be made (no report PDF, an unreadable folder), the page offers each
-PDF as a download instead. (Streamlit's static route itself sends
-``Access-Control-Allow-Origin: *``, which no option turns off.)
+folder and runs it.
+
+No file is served over HTTP: static serving is off
+(``server.enableStaticServing=false``, no ``static`` folder), because
+Streamlit's static route answers every file with
+``Access-Control-Allow-Origin: *`` (hard-coded, no option turns it off), so
+any web page the user opens could read the reports. The page shows the
+crop of each cited row as an image and offers the whole report with
+``st.download_button``; both reach the browser through Streamlit's media
+route, which names each file by a hash of its content and sends no
+``Access-Control-Allow-Origin`` to another origin (``server.enableCORS``
+stays on, with no allowed origin), and nothing else of the reports folder
+(``notes.txt``, ``.env``) is reachable at all.
 
 The server is bound to 127.0.0.1 (nothing on the network can reach it),
 headless (no browser is opened), without usage statistics
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from ddrsearch import settings
 
-__all__ = ["DEFAULT_PORT", "SCRIPT", "app_command", "serve_app", "served_reports", "static_folder"]
+__all__ = ["DEFAULT_PORT", "SCRIPT", "app_command", "serve_app"]
 
 #: Port when neither ``--port`` nor ``DDRSEARCH_APP_PORT`` is given (Streamlit's own default).
 DEFAULT_PORT = 8501
@@ -42,59 +44,16 @@ DEFAULT_PORT = 8501
 SCRIPT = "from ddrsearch.app.page import main\n\nmain({call})\n"
 
 
-def app_command(script: str | os.PathLike, port: int, *, static: bool) -> list[str]:
-    """The ``streamlit run`` command line for ``script`` on 127.0.0.1:``port`` (headless, no statistics)."""
+def app_command(script: str | os.PathLike, port: int) -> list[str]:
+    """The ``streamlit run`` command line for ``script`` on 127.0.0.1:``port``.
+
+    Headless, no statistics, no file watcher, static serving off and CORS
+    protection on (no origin allowed besides the page's own).
+    """
     return [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-            "--server.enableStaticServing", str(static).lower(), "--server.fileWatcherType", "none",
-            "--client.toolbarMode", "minimal"]
-
-
-def served_reports(corpus: str = "sample", folder: str | os.PathLike | None = None,
-                   archive: str | os.PathLike | None = None) -> list[Path]:
-    """The report PDFs the page searches, which are the only files it serves.
-
-    Returns:
-        ``folder``'s PDFs (:func:`ddrsearch.reading.pdf.folder_pdfs`) or the
-        corpus's (:func:`ddrsearch.data.folders.corpus_paths`); ``[]`` when
-        they cannot be listed (the page says why).
-    """
-    from ddrsearch.data.folders import corpus_paths
-    from ddrsearch.errors import DDRSearchError
-    from ddrsearch.reading.pdf import folder_pdfs
-
-    try:
-        paths = folder_pdfs(folder) if folder is not None else corpus_paths(corpus, archive)
-    except (DDRSearchError, OSError):
-        return []
-    return [Path(p) for p in paths if Path(p).is_file()]
-
-
-def static_folder(run: str | os.PathLike, pdfs: list[Path]) -> Path | None:
-    """Make ``<run>/static`` hold exactly ``pdfs`` (by file name): a hard link to each, else a copy.
-
-    Streamlit serves that folder at ``app/static/``; it refuses symbolic
-    links that lead out of it, and nothing else of the reports folder is in it.
-
-    Returns:
-        The folder, or ``None`` when there is no PDF to serve or a file cannot be placed (the page then
-        offers downloads).
-    """
-    if not pdfs:
-        return None
-    static = Path(run) / "static"
-    static.mkdir()
-    try:
-        for pdf in pdfs:
-            target = static / pdf.name
-            try:
-                os.link(pdf.resolve(), target)
-            except OSError:  # another file system, or no hard links: a copy
-                shutil.copyfile(pdf, target)
-    except OSError:
-        shutil.rmtree(static, ignore_errors=True)
-        return None
-    return static
+            "--server.enableStaticServing", "false", "--server.enableCORS", "true",
+            "--server.fileWatcherType", "none", "--client.toolbarMode", "minimal"]
 
 
 def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
@@ -128,10 +87,8 @@ def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
         return 2
     folder = Path(folder).expanduser().resolve() if folder else None
     with tempfile.TemporaryDirectory(prefix="ddrsearch-app-") as run:
-        # only the reports searched are served: no other file of their folder (notes.txt, .env)
-        static = static_folder(run, served_reports(corpus, folder, archive)) is not None
         call = (f"corpus={corpus!r}, folder={str(folder) if folder else None!r}, "
-                f"archive={str(archive) if archive else None!r}, static={static}")
+                f"archive={str(archive) if archive else None!r}")
         script = Path(run) / "ask_the_reports.py"
         script.write_text(SCRIPT.format(call=call), encoding="utf-8")
         env = dict(os.environ)
@@ -139,7 +96,7 @@ def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
                                                         env.get("PYTHONPATH", "")) if p)
         what = f"folder {folder}" if folder else f"the {corpus}"
         print(f"ddrsearch app: serving {what} at http://127.0.0.1:{port}  (Ctrl+C stops it)", flush=True)
-        proc = subprocess.Popen(app_command(script, port, static=static), env=env)
+        proc = subprocess.Popen(app_command(script, port), env=env)
 
         def _stop(signum, frame):  # SIGTERM stops the server too, not only this process
             raise KeyboardInterrupt

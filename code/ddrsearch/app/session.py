@@ -33,6 +33,7 @@ import math
 import os
 import re
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,7 @@ from ddrsearch.embedding.encoder import (
     QUERY_THREADS,
     query_threads,
 )  # re-exported: the app and tests import them from here
-from ddrsearch.errors import DataNotFoundError, QueryError, SearchIndexError
+from ddrsearch.errors import DataNotFoundError, FolderWarning, QueryError, SearchIndexError
 from ddrsearch.reading.names import row_id, short_name
 from ddrsearch.reading.report import Report, load_archive, read_reports
 from ddrsearch.retrieval.base import check_query
@@ -55,8 +56,18 @@ from ddrsearch.retrieval.levered import TunedHybridRetriever
 from ddrsearch.retrieval.matching import matched_words
 from ddrsearch.retrieval.pipeline import build_retriever
 
-__all__ = ["METHODS", "QUERY_THREADS", "Explanation", "LegRow", "ResultRow", "SearchSession", "inert", "load_search",
-           "query_threads"]
+__all__ = [
+    "METHODS",
+    "QUERY_THREADS",
+    "Explanation",
+    "LegRow",
+    "ResultRow",
+    "SearchSession",
+    "inert",
+    "load_search",
+    "query_threads",
+    "read_folder",
+]
 
 #: What could start Markdown, HTML or Streamlit markup inside a line: links and images (``[ ]``), raw HTML and
 #: entities (``< > &``), code (`````), emphasis and strikethrough (``*``, ``~``, an ``_`` at a word's edge), math
@@ -211,7 +222,8 @@ class SearchSession:
     searched, in words), ``paths`` (the PDFs indexed), ``folder`` (the folder
     they are in), ``reports``, ``retriever`` (the
     :class:`~ddrsearch.retrieval.hybrid.HybridRetriever`), ``answerer`` and
-    ``load_seconds`` (wall time to read and index).
+    ``load_seconds`` (wall time to read and index) and ``skipped`` (one line per
+    PDF of the folder that could not be read: its name and why).
     """
 
     def __init__(self, reports: Sequence[Report], retriever: HybridRetriever | TunedHybridRetriever, *, source: str,
@@ -225,6 +237,7 @@ class SearchSession:
         self.folder = folder
         self.load_seconds = load_seconds
         self.index_note = ""  # set by load_search when the index on disk is stale or damaged
+        self.skipped: list[str] = []  # set by load_search: the folder's PDFs left out, each with why
         self._fingerprint = _fingerprint(self.paths)
         self._position = {p.passage_id: i for i, p in enumerate(retriever.passages)}
 
@@ -381,6 +394,28 @@ def _disk_index(corpus, folder, paths, archive=None):
     return check.index, ""
 
 
+def read_folder(folder: Path) -> tuple[list[Report], list[str]]:
+    """The readable reports of a folder and one line per file left out, as ``ddrsearch search --dir`` reads it.
+
+    :func:`ddrsearch.reading.report.load_archive` with ``on_error="skip"``; its
+    :class:`~ddrsearch.errors.FolderWarning` per refused file (``"<name> skipped,
+    not searched: <why>"``) is returned instead of printed; other warnings pass on.
+
+    Raises:
+        DataNotFoundError: no PDF in the folder. ReportError: no file could be read (every one named).
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FolderWarning)
+        reports = load_archive(folder, on_error="skip")
+    skipped = []
+    for w in caught:
+        if issubclass(w.category, FolderWarning):
+            skipped.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return reports, skipped
+
+
 def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None, *,
                 archive: str | os.PathLike | None = None) -> SearchSession:
     """Read the reports and index them with the default pipeline, once.
@@ -396,10 +431,13 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
     Raises:
         DataNotFoundError: the folder does not exist, cannot be listed or
             holds no PDF; the sample or archive is not fetched.
-        ReportError: a PDF cannot be read (the message names it).
+        ReportError: a PDF of the sample or archive cannot be read, or no PDF of
+            ``folder`` can (the message names them); a folder's unreadable PDFs are
+            left out and named in the session's ``skipped``.
         ValueError: unknown corpus.
     """
     start = time.perf_counter()
+    skipped: list[str] = []
     if folder is not None:
         where = Path(folder).expanduser()
         try:
@@ -422,7 +460,10 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
     if reports is not None:  # a current index with the reports' records: no PDF is read
         retriever = index.retriever.attach_reports(reports)
     else:
-        reports = load_archive(base) if folder is not None else read_reports(paths)
+        if folder is not None:  # one bad file is left out and named, as ddrsearch search --dir does
+            reports, skipped = read_folder(base)
+        else:
+            reports = read_reports(paths)
         retriever = build_retriever("hybrid", reports)
     n = len(reports)
     if folder is not None:
@@ -435,6 +476,7 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
         retriever.search("trip in hole to bottom", k=1)
     session = SearchSession(reports, retriever, source=source, paths=paths, folder=base)
     session.index_note = index_note
+    session.skipped = skipped
     session.answerer.idf("warm")  # the answer card's document frequencies, counted once here
     session.load_seconds = time.perf_counter() - start
     return session

@@ -80,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     from ddrsearch.cli.argv import move_dash_query
 
     parser = build_parser()
-    args = parser.parse_args(move_dash_query(list(sys.argv[1:] if argv is None else argv), parser))
+    args, extra = parser.parse_known_args(move_dash_query(list(sys.argv[1:] if argv is None else argv), parser))
+    if extra:  # refused with the command's own usage (its options listed), not the top-level one
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "k", 1) < 1:
         parser.error(f"-k must be at least 1, got {args.k}")
     if getattr(args, "width", 20) < 20:

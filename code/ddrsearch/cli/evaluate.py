@@ -121,6 +121,31 @@ def _print_intervals(results: dict, k: int, baseline: str, n_questions: int):
     return table
 
 
+def _manifest_mismatch(questions: str) -> str:
+    """One sentence when a shipped question set is evaluated against another manifest than the FORGE one, else ``""``.
+
+    The shipped sets judge the FORGE archive's reports; against a manifest
+    of one's own reports (``DDRSEARCH_MANIFEST``) every judgement would be
+    refused, one line each.
+    """
+    from ddrsearch.data.manifest import load_manifest, manifest_path
+    from ddrsearch.data.resources import resource_path
+    from ddrsearch.evaluation.questionfiles import QUESTION_SETS
+
+    shipped = resource_path("manifest.csv")
+    if questions not in QUESTION_SETS or manifest_path() == shipped:
+        return ""
+    forge = {e.file_name for e in load_manifest(shipped)}
+    missing = forge - {e.file_name for e in load_manifest()}
+    if not missing:
+        return ""
+    return (f"the shipped question set {questions!r} judges the FORGE archive's reports, and the manifest in use "
+            f"(DDRSEARCH_MANIFEST={manifest_path()}) lacks {len(missing)} of its {len(forge)}. Unset "
+            "DDRSEARCH_MANIFEST (the FORGE manifest ships with the package) and point --archive or "
+            "DDRSEARCH_ARCHIVE_DIR at the FORGE PDFs (ddrsearch fetch), or give a question set of your own "
+            "reports (a YAML file).")
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -152,6 +177,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             print(f"ddrsearch eval: {problem}", file=sys.stderr)
             return 1
         out = Path(args.out)
+    problem = _manifest_mismatch(args.questions)
+    if problem:
+        print(f"ddrsearch eval: {problem}", file=sys.stderr)
+        return 2
     everything = load_questions(args.questions)
     questions = everything.split(args.split) if args.split != "all" else everything
     name, n_unanswerable = questions.name, len(questions.unanswerable())

@@ -83,9 +83,17 @@ def current_index(args, *, say=None):
     return check.index
 
 
+def _index_path(text: str) -> str:
+    """``--index``'s value: refused when empty (it would silently mean the default folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is empty: give the index folder, or leave --index out for the "
+                                         "default (.cache/index/<corpus>, or $DDRSEARCH_INDEX_DIR/<corpus>)")
+    return text
+
+
 def add_index_options(p: argparse.ArgumentParser, *, search: bool = False) -> None:
-    """``--index PATH`` (and for search ``--no-index``)."""
-    p.add_argument("--index", metavar="PATH", default=None,
+    """``--index PATH`` (and for search ``--no-index``); an empty PATH is refused with the command's usage."""
+    p.add_argument("--index", metavar="PATH", default=None, type=_index_path,
                    help="index folder (default: .cache/index/<corpus> in the project, or $DDRSEARCH_INDEX_DIR/<corpus>)")
     if search:
         p.add_argument("--no-index", action="store_true",

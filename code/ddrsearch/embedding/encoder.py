@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,7 +50,22 @@ if TYPE_CHECKING:  # heavy imports (torch, transformers) only when a model is lo
 
     from ddrsearch.embedding.onnx_encoder import OnnxQueryEncoder
 
-__all__ = ["CACHE_DIR_ENV", "QUERY_ENCODER_ENV", "QUERY_THREADS", "CacheWarning", "Embedder", "count_word_pieces", "default_cache_dir", "query_threads", "truncation_report"]
+__all__ = ["CACHE_DIR_ENV", "QUERY_ENCODER_ENV", "QUERY_THREADS", "CacheWarning", "Embedder", "count_word_pieces", "default_cache_dir", "query_text", "query_threads", "truncation_report"]
+
+def query_text(query: str) -> str:
+    """``query`` as a question is embedded: Unicode NFKC, format characters (category Cf) removed.
+
+    NFKC writes full-width ``ｓｔｕｃｋ ｐｉｐｅ`` as ``stuck pipe`` (and ``ﬁ`` as
+    ``fi``); Cf holds the bidirectional controls (U+202A-U+202E, U+2066-U+2069),
+    zero-width spaces and joiners, the soft hyphen and the BOM. The BM25 side
+    does the same in :func:`ddrsearch.text.words.normalize`, so a question typed
+    either way is searched and answered as the plain one.
+
+    >>> query_text("\u202e\uff53\uff54\uff55\uff43\uff4b pi\u00adpe\u200b")
+    'stuck pipe'
+    """
+    return unicodedata.normalize("NFKC", "".join(ch for ch in query if unicodedata.category(ch) != "Cf"))
+
 
 #: Environment variable naming the embedding cache folder.
 CACHE_DIR_ENV = "DDRSEARCH_CACHE_DIR"
@@ -343,7 +359,7 @@ class Embedder:
         return np.asarray(vecs, dtype=np.float32)
 
     def encode_query(self, query: str) -> np.ndarray:
-        """One query's unit vector, shape ``(dim,)``: :meth:`encode_uncached`'s, within 1e-5 cosine.
+        """One query's unit vector, shape ``(dim,)``: :meth:`encode_uncached`'s of :func:`query_text`, within 1e-5 cosine.
 
         The question is embedded without PyTorch when it can be
         (:meth:`query_encoder`: the ONNX export of the same model, run with
@@ -361,6 +377,7 @@ class Embedder:
         """
         if not isinstance(query, str):
             raise TypeError(f"query is {type(query).__name__}, expected str")
+        query = query_text(query)  # full-width letters and bidi controls: embedded as the plain question
         cache = self.__dict__.setdefault("_query_cache", {})
         vec = cache.get(query)
         if vec is None:

@@ -16,7 +16,35 @@ from ddrsearch.errors import CitationError
 from ddrsearch.reading.layout import OperationRow
 from ddrsearch.reading.report import Report
 
-__all__ = ["resolve_row_id", "row_id", "short_name"]
+__all__ = ["nearest_reports", "resolve_row_id", "row_id", "short_name"]
+
+
+def nearest_reports(key: str, reports: Sequence[Report], n: int = 3) -> str:
+    """A clause naming the reports nearest to ``key`` and the labels searched, for a "not found" message.
+
+    Nearest: by report number when ``key`` holds one (same phase letter first),
+    else by similarity of label or file name (rapidfuzz ``WRatio``); then the
+    first and last label of each phase searched, e.g. ``"nearest: D076, D075,
+    D074; the drilling reports searched are D002 to D076"``. ``""`` for no reports.
+    """
+    labels = sorted({short_name(r) for r in reports})
+    if not labels:
+        return ""
+    m = re.search(r"([DdCc]?)(\d{1,3})", key)
+    if m:
+        letter, number = (m[1] or "D").upper(), int(m[2])
+        near = sorted(labels, key=lambda lab: (lab[0] != letter, abs(int(lab[1:]) - number), lab))[:n]
+    else:
+        from rapidfuzz import fuzz, process
+
+        names = {r.file_name: short_name(r) for r in reports} | {lab: lab for lab in labels}
+        found = process.extract(key, list(names), scorer=fuzz.WRatio, limit=None)
+        near = list(dict.fromkeys(names[f[0]] for f in sorted(found, key=lambda f: (-f[1], f[0]))))[:n]
+    phases = {"D": "drilling", "C": "completion"}
+    spans = [f"the {phases[c]} reports searched are {ls[0]} to {ls[-1]}" if len(ls) > 1 else
+             f"the {phases[c]} report searched is {ls[0]}"
+             for c in "DC" for ls in [[lab for lab in labels if lab[0] == c]] if ls]
+    return f"nearest: {', '.join(near)}; " + " and ".join(spans)
 
 
 def short_name(report: Report | str) -> str:
@@ -68,7 +96,8 @@ def resolve_row_id(rid: str, reports: Sequence[Report]) -> tuple[Report, Operati
     label = f"{m[1]}{m[2]}"
     report = next((r for r in reports if short_name(r) == label), None)
     if report is None:
-        raise CitationError(f"Row id {rid}: report {label} is not among the {len(reports)} reports searched.")
+        raise CitationError(f"Row id {rid}: report {label} is not among the {len(reports)} reports searched "
+                            f"({nearest_reports(label, reports)}).")
     index = int(m[3])
     if not report.operations:
         raise CitationError(f"Row id {rid}: report {label} ({report.file_name}) has no operation rows (no TIME "

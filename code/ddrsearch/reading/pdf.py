@@ -5,7 +5,7 @@ kind of file a report folder collects that is not a readable report: a missing
 file, something that is not a PDF, a damaged or truncated download, an
 encrypted file, a scanned page without a text layer, and a file over one of the
 reader's limits (:func:`limits`: pages, drawing instructions and text per page,
-each a setting). :func:`page_words`
+each a setting; :class:`ReadClock`: the time one file may take to read). :func:`page_words`
 gives each word of a page with its box (PyMuPDF ``page.get_text("words")``),
 and :func:`group_lines` groups words into the lines a reader sees.
 """
@@ -13,6 +13,7 @@ and :func:`group_lines` groups words into the lines a reader sees.
 from __future__ import annotations
 
 import os
+import time
 import warnings
 import zlib
 from collections.abc import Iterable
@@ -37,7 +38,7 @@ from ddrsearch.errors import (
 if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
     import pymupdf
 
-__all__ = ["MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "Word", "folder_pdfs", "group_lines", "join_words",
+__all__ = ["MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "MAX_READ_SECONDS", "ReadClock", "Word", "folder_pdfs", "group_lines", "join_words",
            "limits", "open_pdf", "page_text", "page_words"]
 
 #: Default limits of one report PDF; the settings ``DDRSEARCH_MAX_PAGES``, ``DDRSEARCH_MAX_PAGE_BYTES`` and
@@ -46,6 +47,54 @@ __all__ = ["MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "Word", "folder_pdfs
 MAX_PAGES = 50
 MAX_PAGE_BYTES = 2_000_000
 MAX_PAGE_CHARS = 200_000
+
+#: Default seconds one PDF may take to read (``DDRSEARCH_MAX_READ_SECONDS``); a FORGE report takes well under one.
+MAX_READ_SECONDS = 60.0
+
+
+class ReadClock:
+    """The time one file's reading may take: ``DDRSEARCH_MAX_READ_SECONDS`` (default 60 s) from its start.
+
+    :meth:`check` is called between the reader's PyMuPDF calls: after the
+    file is opened, before and after each page's text and words are
+    extracted, between each 1 MiB inflated while a page's drawing
+    instructions are counted, and after each page's table is parsed or OCR'd.
+    The limit's granularity is therefore one PyMuPDF call on one page (it
+    cannot be interrupted from Python); that call is itself bounded by the
+    page limits (``DDRSEARCH_MAX_PAGE_BYTES`` of drawing instructions are
+    counted before any text is extracted), so a file stops at most one
+    page's extraction after the limit.
+
+    Args:
+        path: the file being read (for the message).
+        seconds: the limit; default the setting.
+
+    Raises:
+        SettingError: ``DDRSEARCH_MAX_READ_SECONDS`` is not a positive number.
+    """
+
+    def __init__(self, path: str | os.PathLike, seconds: float | None = None):
+        self.path = Path(path)
+        self.seconds = float(seconds if seconds is not None
+                             else settings.get_number("DDRSEARCH_MAX_READ_SECONDS", MAX_READ_SECONDS))
+        self.start = time.monotonic()
+
+    def check(self, where: str) -> None:
+        """Raise once the file has been read for longer than the limit.
+
+        Args:
+            where: what was being read (``"page 3"``), for the message.
+
+        Raises:
+            ReportTooLargeError: over the limit; names the file, the seconds spent, the limit and
+                ``DDRSEARCH_MAX_READ_SECONDS``.
+        """
+        spent = time.monotonic() - self.start
+        if spent > self.seconds:
+            raise ReportTooLargeError(
+                f"{self.path}: reading stopped at {where} after {spent:.1f} s, over the {self.seconds:g} s one file "
+                "may take (a daily report reads in under a second). Not read; if the file is a real report, raise "
+                "the limit with DDRSEARCH_MAX_READ_SECONDS=<seconds>.", self.path, "DDRSEARCH_MAX_READ_SECONDS")
 
 
 def limits() -> dict[str, int]:
@@ -59,7 +108,7 @@ def limits() -> dict[str, int]:
                                   ("DDRSEARCH_MAX_PAGE_CHARS", MAX_PAGE_CHARS))}
 
 
-def _stream_bytes(doc, xref: int, cap: int) -> int:
+def _stream_bytes(doc, xref: int, cap: int, clock: ReadClock | None = None, where: str = "") -> int:
     """Decompressed size of a stream, counted up to ``cap + 1`` bytes (a Flate bomb is never inflated whole)."""
     if "FlateDecode" in (doc.xref_get_key(xref, "Filter")[1] or "") and \
             "[" not in (doc.xref_get_key(xref, "Filter")[1] or ""):
@@ -69,18 +118,20 @@ def _stream_bytes(doc, xref: int, cap: int) -> int:
             while data and total <= cap:
                 total += len(inflater.decompress(data, 1 << 20))
                 data = inflater.unconsumed_tail
+                if clock is not None:
+                    clock.check(where)
         except zlib.error:
             return len(raw)  # damaged stream: PyMuPDF decides; its compressed size is what counts here
         return total
     return len(doc.xref_stream(xref) or b"")
 
 
-def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int]) -> None:
+def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: ReadClock | None = None) -> None:
     """Refuse a page whose drawing instructions (its content streams and form XObjects) exceed the byte limit."""
     limit = cap["DDRSEARCH_MAX_PAGE_BYTES"]
     total = 0
     for xref in [*page.get_contents(), *(x[0] for x in page.get_xobjects())]:
-        total += _stream_bytes(doc, xref, limit - total)
+        total += _stream_bytes(doc, xref, limit - total, clock, f"page {pno}'s drawing instructions")
         if total > limit:
             raise ReportTooLargeError(
                 f"{path}: page {pno} holds more than {limit:,} bytes of drawing instructions, the limit for one page "
@@ -88,20 +139,27 @@ def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int]) -> None:
                 "with DDRSEARCH_MAX_PAGE_BYTES=<bytes>.", path, "DDRSEARCH_MAX_PAGE_BYTES")
 
 
-def page_text(doc, page, pno: int, path: Path, cap: dict[str, int] | None = None) -> str:
+def page_text(doc, page, pno: int, path: Path, cap: dict[str, int] | None = None,
+              clock: ReadClock | None = None) -> str:
     """The text of one page (PyMuPDF ``page.get_text("text")``), within the reader's limits.
 
     Args:
         doc: the open document; page: its page; pno: the page number from 1; path: the file (for messages).
         cap: :func:`limits` (read once per file by the caller).
+        clock: the file's :class:`ReadClock` (checked before and after each PyMuPDF call); none: no time limit.
 
     Raises:
         ReportTooLargeError: the page's drawing instructions exceed ``DDRSEARCH_MAX_PAGE_BYTES`` (checked
-            before any text is extracted) or its text exceeds ``DDRSEARCH_MAX_PAGE_CHARS``.
+            before any text is extracted), its text exceeds ``DDRSEARCH_MAX_PAGE_CHARS``, or the file has
+            been read for longer than ``DDRSEARCH_MAX_READ_SECONDS``.
     """
     cap = cap or limits()
-    _check_page(doc, page, pno, path, cap)
+    if clock is not None:
+        clock.check(f"page {pno}")
+    _check_page(doc, page, pno, path, cap, clock)
     text = page.get_text("text")
+    if clock is not None:
+        clock.check(f"page {pno}'s text")
     limit = cap["DDRSEARCH_MAX_PAGE_CHARS"]
     if len(text) > limit:
         raise ReportTooLargeError(
@@ -153,13 +211,16 @@ def join_words(words: Iterable[Word]) -> str:
     return " ".join(w.text for w in words)
 
 
-def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.Document:
+def open_pdf(path: str | os.PathLike, *, require_text: bool = True,
+             clock: ReadClock | None = None) -> pymupdf.Document:
     """Open a PDF with PyMuPDF after checking that it is a readable, unencrypted PDF with text.
 
     Args:
         path: the PDF file.
         require_text: refuse a PDF without any text layer (``False`` when the
             caller will OCR it).
+        clock: the file's :class:`ReadClock`, started by the caller that reads on
+            (default: one started here, so opening alone is held to the limit).
 
     Raises:
         ReportNotFoundError: no file at ``path``.
@@ -172,9 +233,11 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
         ReportTooLargeError: more pages than ``DDRSEARCH_MAX_PAGES`` (50), a page
             with more drawing instructions than ``DDRSEARCH_MAX_PAGE_BYTES``
             (2,000,000 bytes) or more text than ``DDRSEARCH_MAX_PAGE_CHARS``
-            (200,000 characters); the message names the file, the limit and the setting.
+            (200,000 characters), or opening it took longer than
+            ``DDRSEARCH_MAX_READ_SECONDS`` (60 s); the message names the file, the limit and the setting.
     """
     path = Path(path)
+    clock = clock or ReadClock(path)
     if not path.exists():
         hint = ""
         if FILE_NAME_RE.match(path.name):
@@ -218,6 +281,11 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
             path,
         )
     cap = limits()
+    try:
+        clock.check("opening the file")
+    except ReportTooLargeError:
+        doc.close()
+        raise
     if doc.page_count > cap["DDRSEARCH_MAX_PAGES"]:
         n = doc.page_count
         doc.close()
@@ -226,7 +294,7 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True) -> pymupdf.D
             "report has one or two). Not read; if it is a real report, raise the limit with "
             "DDRSEARCH_MAX_PAGES=<pages>.", path, "DDRSEARCH_MAX_PAGES")
     try:  # up to the first page with text (read_report checks every page as it reads it)
-        has_text = require_text and any(page_text(doc, page, pno, path, cap).strip()
+        has_text = require_text and any(page_text(doc, page, pno, path, cap, clock).strip()
                                         for pno, page in enumerate(doc, start=1))
     except ReportTooLargeError:
         doc.close()

@@ -49,7 +49,17 @@ from ddrsearch.reading.layout import (
     parse_time_table,
     squash,
 )
-from ddrsearch.reading.pdf import Word, folder_pdfs, group_lines, join_words, limits, open_pdf, page_text, page_words
+from ddrsearch.reading.pdf import (
+    ReadClock,
+    Word,
+    folder_pdfs,
+    group_lines,
+    join_words,
+    limits,
+    open_pdf,
+    page_text,
+    page_words,
+)
 
 if TYPE_CHECKING:
     from ddrsearch.reading.ocr import QualityGate
@@ -232,7 +242,8 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
     Raises:
         ReportNotFoundError, NotAPDFError, CorruptPDFError, EncryptedPDFError,
         NoTextLayerError, ReportTooLargeError: see :func:`open_pdf` (every page's
-            drawing instructions and text are held to the limits, before and after extraction).
+            drawing instructions and text are held to the limits, before and after extraction, and the
+            whole file to ``DDRSEARCH_MAX_READ_SECONDS``: :class:`ddrsearch.reading.pdf.ReadClock`).
         OCRUnavailableError: ``ocr`` is set, a page needs it and no engine is
             installed (the message says how to install one).
         ReportLayoutError: the PDF has neither a drilling report's TIME
@@ -242,9 +253,10 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
             RPT NUM or RPT DATE; the message gives both values.
     """
     path = Path(path)
-    doc = open_pdf(path, require_text=ocr is None)
+    clock = ReadClock(path)
+    doc = open_pdf(path, require_text=ocr is None, clock=clock)
     try:
-        scan = _scan_pages(doc, path, ocr, dpi, gate)
+        scan = _scan_pages(doc, path, ocr, dpi, gate, clock)
     finally:
         doc.close()
     well, phase, number, date = _identity(path, scan)
@@ -288,20 +300,22 @@ class _Scan:
     completion_marks: list[int] = field(default_factory=list)
 
 
-def _scan_pages(doc, path: Path, ocr: str | None, dpi: int, gate: QualityGate | None) -> _Scan:
+def _scan_pages(doc, path: Path, ocr: str | None, dpi: int, gate: QualityGate | None, clock: ReadClock) -> _Scan:
     """The page reader: each page's text (OCR'd when it has no text layer), header and TIME BREAKDOWN part."""
     scan = _Scan()
     cap = limits()
     open_part = None  # the previous page's table part, which may continue on this page
     for pno, page in enumerate(doc, start=1):
         # A few reports (21, 56) have NUL characters where the author typed tabs; they are spaces.
-        text = page_text(doc, page, pno, path, cap).replace("\x00", " ")
+        text = page_text(doc, page, pno, path, cap, clock).replace("\x00", " ")
         words = page_words(page)
+        clock.check(f"page {pno}'s words")
         scan.layer_words.append(words)
         if not text.strip() and ocr is None:
             scan.notes.append(f"page {pno} has no text layer (scanned?); read it with ocr='auto'")
         elif not text.strip():
             read = _ocr_page(scan, page, pno, path, ocr, dpi, gate)
+            clock.check(f"page {pno}'s OCR")
             if read is None:
                 open_part = None
                 continue
@@ -318,6 +332,7 @@ def _scan_pages(doc, path: Path, ocr: str | None, dpi: int, gate: QualityGate | 
         open_part = part
         if part is not None:
             _add_rows(scan, part, pno)
+        clock.check(f"page {pno}'s table")
     return scan
 
 

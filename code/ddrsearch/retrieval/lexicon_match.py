@@ -15,16 +15,24 @@ relations", SIGIR 1994, with the relations written for this field).
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.errors import CacheWarning
 from ddrsearch.hashing import text_sha256
 from ddrsearch.text.lexicon import Lexicon, LexiconEntry, default_lexicon
 
 __all__ = ["LexiconMatcher"]
+
+
+def _hash_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
 
 
 class LexiconMatcher:
@@ -48,25 +56,57 @@ class LexiconMatcher:
         self.owner = np.asarray(owner, dtype=np.int64)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
-        """The texts' vectors, kept as one ``.npy`` in the embedding cache (one file, not one per text)."""
+        """The texts' vectors, kept as one ``.npy`` in the embedding cache (one file, not one per text).
+
+        The file is named by the SHA-256 of the model's key and the texts
+        (``lexicon-<sha256>.npy``), with the SHA-256 of its own bytes beside it
+        (``.npy.sha256``). It is not trusted: it is used only when its bytes
+        have that hash and it holds a float32 matrix of shape ``(len(texts),
+        dim)`` with finite unit rows; otherwise the vectors are computed again
+        and the file rewritten, with one :class:`~ddrsearch.errors.CacheWarning`
+        line naming it and what was wrong.
+        """
         cache = self.embedder.cache_dir
         if cache is None:
             return self.embedder.encode(texts)
-        key = text_sha256(self.embedder.source.key + "\n" + "\n".join(texts))[:24]
+        key = text_sha256(self.embedder.source.key + "\n" + "\n".join(texts))
         path = Path(cache) / f"lexicon-{key}.npy"
         if path.is_file():
-            with contextlib.suppress(OSError, ValueError):
-                matrix = np.load(path, allow_pickle=False)
-                if matrix.shape[0] == len(texts):
-                    return matrix
-        matrix = self.embedder.encode(texts)
+            matrix, wrong = self._cached(path, len(texts))
+            if matrix is not None:
+                return matrix
+            warnings.warn(f"lexicon vectors {path}: {wrong}; computed again and rewritten", CacheWarning, stacklevel=3)
+        matrix = np.ascontiguousarray(self.embedder.encode(texts), dtype=np.float32)
         with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            with open(tmp, "wb") as fh:
-                np.save(fh, matrix, allow_pickle=False)
-            os.replace(tmp, path)
+            buf = io.BytesIO()
+            np.save(buf, matrix, allow_pickle=False)
+            data = buf.getvalue()
+            for target, content in ((path, data), (_hash_path(path), hashlib.sha256(data).hexdigest().encode())):
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+                tmp.write_bytes(content)
+                os.replace(tmp, target)
         return matrix
+
+    def _cached(self, path: Path, n: int) -> tuple[np.ndarray | None, str]:
+        """The matrix in ``path`` when it is what its name and hash claim, else ``(None, what is wrong)``."""
+        try:
+            data = path.read_bytes()
+            claimed = _hash_path(path).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            return None, f"unreadable or without its hash ({type(exc).__name__})"
+        if hashlib.sha256(data).hexdigest() != claimed:
+            return None, "its bytes do not have the SHA-256 written beside it"
+        try:
+            matrix = np.load(io.BytesIO(data), allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            return None, f"not a .npy array ({exc})"
+        dim = self.embedder.dim
+        if matrix.dtype != np.float32 or matrix.shape != (n, dim):
+            return None, f"{matrix.dtype} {matrix.shape}, expected float32 ({n}, {dim})"
+        if not np.isfinite(matrix).all() or not np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-3):
+            return None, "rows that are not finite unit vectors"
+        return matrix, ""
 
     def similarities(self, question: str) -> np.ndarray:
         """Each entry's best cosine similarity to ``question`` over its definition and plain phrasings, shape ``(n entries,)``."""

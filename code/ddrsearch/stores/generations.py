@@ -36,6 +36,7 @@ import dataclasses
 import errno
 import json
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -50,7 +51,7 @@ from ddrsearch import settings
 from ddrsearch.errors import SearchIndexError
 from ddrsearch.retrieval.passages import Passage
 
-__all__ = ["FORMAT", "LOCK_NAME", "Generation", "current_generation", "damaged", "index_lock", "read_passages",
+__all__ = ["FORMAT", "GENERATION_NAME_RE", "LOCK_NAME", "Generation", "current_generation", "damaged", "index_lock", "read_passages",
            "write_generation"]
 
 #: Version of the on-disk layout; a different number is refused on reading.
@@ -196,18 +197,50 @@ def read_passages(path: Path) -> list[Passage]:
     return out
 
 
+#: What ``CURRENT`` may hold: the name :func:`write_generation` gives a generation folder.
+GENERATION_NAME_RE = re.compile(r"gen-\d{6,}-[0-9a-f]{6}")
+
+#: The longest ``CURRENT`` read (a generation name is 17 characters; more is not a pointer).
+_POINTER_MAX_BYTES = 256
+
+
+def _pointed_name(index_dir: Path, pointer: Path) -> str:
+    """The generation name ``CURRENT`` holds, checked: a name of :data:`GENERATION_NAME_RE`, a folder of ``index_dir``."""
+    repair = (f"Repair it: write the name of one of the index's gen-NNNNNN-xxxxxx folders into {pointer} (the "
+              f"newest whole one), or delete {index_dir} and rebuild it with: ddrsearch index build")
+    try:
+        with open(pointer, "rb") as fh:
+            raw = fh.read(_POINTER_MAX_BYTES + 1)
+        name = raw.decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SearchIndexError(f"The index pointer {pointer} cannot be read ({exc}). {repair}") from None
+    if len(raw) > _POINTER_MAX_BYTES or not GENERATION_NAME_RE.fullmatch(name):
+        shown = repr(name[:60]) + ("..." if len(name) > 60 else "")
+        raise SearchIndexError(f"The index pointer {pointer} holds {shown}, not a generation name (gen-NNNNNN-xxxxxx: "
+                               f"no path separator, no '..'). {repair}")
+    folder = index_dir / name
+    if folder.is_symlink() or not folder.is_dir():
+        raise SearchIndexError(f"The index pointer {pointer} names {name}, which is not a folder of {index_dir}. "
+                               f"{repair}")
+    return name
+
+
 def current_generation(index_dir: str | os.PathLike) -> Generation | None:
     """The generation ``CURRENT`` names, or ``None`` when the folder holds no index.
 
+    ``CURRENT`` is not trusted: it must hold a generation name
+    (:data:`GENERATION_NAME_RE`: no path separator, no ``..``) of a folder
+    (not a symbolic link) inside ``index_dir``.
+
     Raises:
-        SearchIndexError: ``CURRENT`` names a missing folder or an unreadable
-            header, or the format number differs (rebuild).
+        SearchIndexError: ``CURRENT`` holds anything else (the message names the file and how to repair it),
+            names a missing folder or one with an unreadable header, or the format number differs (rebuild).
     """
     index_dir = Path(index_dir)
     pointer = index_dir / _POINTER
     if not pointer.is_file():
         return None
-    name = pointer.read_text(encoding="utf-8").strip()
+    name = _pointed_name(index_dir, pointer)
     folder = index_dir / name
     try:
         with open(folder / "header.json", encoding="utf-8") as fh:

@@ -19,6 +19,14 @@ the dense leg reads such words by meaning. Nor is a word whose nearest
 printed neighbour is a stop word (*teh*, *wiht*): the search drops it anyway.
 Contractions (*didn't*) are skipped whole. Nothing here rewrites the query.
 
+A misspelt word the reports never print in any spelling (*hihgest*: no
+report prints *highest*) has no printed neighbour; it is offered the nearest
+word of the drilling lexicon (:mod:`ddrsearch.text.lexicon`: its terms,
+definitions, synonyms and plain phrasings, by the same edit-distance rule)
+instead, marked as such (:class:`LexiconWord`), so the note says the reports
+do not print that word either. A word of the lexicon itself (*downhole*,
+*overpull*) is a known drilling word: it is named without a suggestion.
+
 >>> s = Spelling(["Pipe became stuck", "stuck pipe, work pipe free", "Circulate"])
 >>> s.suggest("stuk")
 ['stuck']
@@ -36,7 +44,7 @@ from collections.abc import Callable, Iterable
 
 from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
 
-__all__ = ["MAX_NOTES", "Spelling", "is_english", "query_words", "spelling_notes"]
+__all__ = ["MAX_NOTES", "LexiconWord", "Spelling", "is_english", "lexicon_words", "query_words", "spelling_notes"]
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
 _CONTRACTION = re.compile(r"[^\W\d_]+(?:n't|'(?:re|ve|ll|d|m))\b")
@@ -117,13 +125,7 @@ class Spelling:
 
     def _nearest(self, word: str) -> list[str]:
         """Every printed word within the edit distance allowed for ``word``, in :meth:`suggest`'s order."""
-        from rapidfuzz import process
-        from rapidfuzz.distance import OSA
-
-        most = 1 if len(word) <= 5 else 2
-        found = process.extract(word, self._words, scorer=OSA.distance, score_cutoff=most, limit=None)
-        found.sort(key=lambda m: (m[1], len(m[0]) < len(word), -self.counts[m[0]], m[0]))
-        return [m[0] for m in found]
+        return _nearest(word, self._words, self.counts)
 
     def unknown(self, query: str, matched: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
         """The words of ``query`` (:func:`query_words`) that look misspelt or foreign to the reports.
@@ -146,8 +148,55 @@ class Spelling:
                 continue
             found = self._nearest(word)
             if not (found and found[0] in DEFAULT_STOPWORDS):  # a misspelt stop word: the search drops it anyway
-                out[word] = [w for w in found if w not in DEFAULT_STOPWORDS][:3]
+                near = [w for w in found if w not in DEFAULT_STOPWORDS][:3]
+                if not near:  # no printed word near it: a drilling word of the lexicon, or nothing
+                    vocabulary = lexicon_words()
+                    known = word in vocabulary or self._stem(word) in _lexicon_stems(self._stem)
+                    near = [] if known else [LexiconWord(w) for w in _nearest(word, sorted(vocabulary), vocabulary)
+                                             if w not in DEFAULT_STOPWORDS][:3]
+                out[word] = near
         return out
+
+
+def _nearest(word: str, words: list[str], counts: Counter[str]) -> list[str]:
+    """Every word of ``words`` within the edit distance allowed for ``word``, in :meth:`Spelling.suggest`'s order."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    most = 1 if len(word) <= 5 else 2
+    found = process.extract(word, words, scorer=OSA.distance, score_cutoff=most, limit=None)
+    found.sort(key=lambda m: (m[1], len(m[0]) < len(word), -counts[m[0]], m[0]))
+    return [m[0] for m in found]
+
+
+class LexiconWord(str):
+    """A suggestion from the drilling lexicon, not from the reports (they print no word near the typed one)."""
+
+
+_LEXICON_WORDS: Counter[str] | None = None
+_LEXICON_STEMS: set[str] | None = None
+
+
+def lexicon_words() -> Counter[str]:
+    """The words of the shipped drilling lexicon (terms, definitions, synonyms, plain phrasings), with counts.
+
+    >>> "highest" in lexicon_words()
+    True
+    """
+    global _LEXICON_WORDS
+    if _LEXICON_WORDS is None:
+        from ddrsearch.text.lexicon import default_lexicon
+
+        texts = [t for e in default_lexicon() for t in (e.term, e.of, e.definition, *e.synonyms, *e.plain)]
+        _LEXICON_WORDS = Counter(run for t in texts for w in split_words(t) for run in _LETTERS.findall(w))
+    return _LEXICON_WORDS
+
+
+def _lexicon_stems(stem: Callable[[str], str]) -> set[str]:
+    global _LEXICON_STEMS
+    if _LEXICON_STEMS is None:
+        _LEXICON_STEMS = {stem(w) for w in lexicon_words()}
+    return _LEXICON_STEMS
 
 
 _ENGLISH = None  # pyspellchecker's English word list, loaded at the first call of is_english
@@ -185,7 +234,10 @@ def spelling_notes(unknown: dict[str, list[str]], where: str = "report") -> list
     lines = []
     near_words = [(w, near) for w, near in unknown.items() if near]
     for word, near in near_words[:MAX_NOTES]:
-        lines.append(f'no {where} prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?")
+        line = f'no {where} prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?"
+        if all(isinstance(w, LexiconWord) for w in near):
+            line += f" (a drilling word no {where} prints either: the search reads it by meaning only)"
+        lines.append(line)
     if len(near_words) > MAX_NOTES:
         lines.append(f"... and {len(near_words) - MAX_NOTES} more words with suggestions (not shown).")
     bare = [w for w, near in unknown.items() if not near]

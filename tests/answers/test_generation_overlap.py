@@ -1,0 +1,51 @@
+"""The citation check scores how much of each cited sentence its rows hold (issue 26, answers.generation)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from types import SimpleNamespace
+
+from ddrsearch.answers.generation import MIN_OVERLAP, build_prompt, check_citations, evidence_lines, overlap
+
+ROW = SimpleNamespace(row_id="D038-r08", date=dt.date(2020, 11, 26), start="23:30", end="04:00",
+                      text="During the slide lost tool face and became stuck at 6,507'. Work pipe free")
+EVIDENCE = evidence_lines([ROW])
+
+
+def test_a_sentence_citing_a_row_that_does_not_say_it_is_flagged_low_overlap():
+    """Before: 'The BOP failed and the well blew out [D038-r08].' passed as 'All 1 sentence(s) cite rows that were
+    in the prompt.' After: its overlap with D038-r08 (0.00) is shown and flagged, and the check is not ok."""
+    check = check_citations("The BOP failed and the well blew out [D038-r08].", ["D038-r08"], EVIDENCE)
+    assert not check.ok and not check.uncited and not check.unknown
+    assert check.weak == [("The BOP failed and the well blew out [D038-r08].", ["D038-r08"], 0.0)]
+    assert check.report().startswith("LOW OVERLAP 0.00 with D038-r08 (the row does not say most of it): The BOP")
+
+
+def test_a_supported_sentence_shows_its_score_beside_it():
+    answer = "The pipe became stuck at 6,507' while sliding on 2020-11-26 [D038-r08]."
+    check = check_citations(answer, ["D038-r08"], EVIDENCE)
+    assert check.ok and check.scores[0][2] >= MIN_OVERLAP
+    lines = check.report().splitlines()
+    assert lines[0].startswith("All 1 sentence(s) cite rows that were in the prompt. Overlap (share of")
+    assert lines[1] == f"overlap {check.scores[0][2]:.2f} with D038-r08: {answer}"
+
+
+def test_overlap_is_the_share_of_the_sentences_terms_in_the_cited_rows():
+    assert overlap("Became stuck [D038-r08].", EVIDENCE["D038-r08"]) == 1.0
+    assert overlap("Became stuck and jarred free [D038-r08].", EVIDENCE["D038-r08"]) == 3 / 4  # jar: not in the row
+    assert overlap("TOOH [D038-r08].", "Trip out of hole") == 3 / 4  # the glossary spells TOOH out
+    assert overlap("[D038-r08].", "anything") == 1.0  # no term to support
+
+
+def test_a_sentence_citing_only_an_id_outside_the_prompt_scores_zero():
+    check = check_citations("Stuck again [D050-r03].", ["D038-r08"], EVIDENCE)
+    assert check.unknown == ["D050-r03"] and check.weak[0][2] == 0.0
+
+
+def test_without_the_rows_text_the_check_scores_nothing_as_before():
+    check = check_citations("The BOP failed [D038-r08].", ["D038-r08"])
+    assert check.ok and check.scores == [] and check.report() == "All 1 sentence(s) cite rows that were in the prompt."
+
+
+def test_the_prompt_lists_each_row_as_the_evidence_it_is_scored_against():
+    assert f"[D038-r08] {EVIDENCE['D038-r08']}" in build_prompt("stuck?", [ROW])[1]["content"]

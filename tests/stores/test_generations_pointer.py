@@ -1,0 +1,56 @@
+"""``CURRENT`` is not trusted: it must name a generation folder inside the index (issue 26, stores.generations)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ddrsearch.errors import SearchIndexError
+from ddrsearch.stores.generations import FORMAT, current_generation
+
+GOOD = "gen-000001-1a2b3c"
+
+
+@pytest.fixture()
+def index(tmp_path):
+    """An index folder with one generation (a header only), a folder outside it with a header too."""
+    folder = tmp_path / "ix"
+    for gen in (folder / GOOD, tmp_path / "outside"):
+        gen.mkdir(parents=True)
+        (gen / "header.json").write_text(json.dumps({"format": FORMAT, "settings": {}, "reports": []}))
+    (folder / "gen-000002-ffffff").symlink_to(tmp_path / "outside")
+    return folder
+
+
+def test_a_current_naming_a_generation_folder_is_read(index):
+    (index / "CURRENT").write_text(GOOD + "\n")
+    assert current_generation(index).folder == index / GOOD
+
+
+@pytest.mark.parametrize("content", [
+    "../outside", "/tmp", "gen-000001-1a2b3c/../../outside", "gen-000001-1a2b3c/", "..", "", "x" * 5000,
+    "gen-1-abc", "gen-000001-1A2B3C"])
+def test_a_current_holding_anything_but_a_generation_name_is_refused_naming_the_file_and_the_repair(index, content):
+    """Before: CURRENT's text was joined to the index folder as it was ('../outside' read a header outside the
+    index). After: anything but gen-NNNNNN-xxxxxx is a SearchIndexError naming CURRENT and how to repair it."""
+    (index / "CURRENT").write_text(content)
+    with pytest.raises(SearchIndexError) as exc:
+        current_generation(index)
+    message = str(exc.value)
+    assert f"The index pointer {index / 'CURRENT'} holds" in message and "not a generation name" in message
+    assert "Repair it: write the name of one of the index's gen-NNNNNN-xxxxxx folders" in message
+    assert "ddrsearch index build" in message and len(message) < 600
+
+
+@pytest.mark.parametrize("name, why", [("gen-000009-abcdef", "missing"), ("gen-000002-ffffff", "a link out")])
+def test_a_current_naming_a_missing_folder_or_a_link_out_of_the_index_is_refused(index, name, why):
+    (index / "CURRENT").write_text(name)
+    with pytest.raises(SearchIndexError, match=f"names {name}, which is not a folder of "):
+        current_generation(index)
+
+
+def test_a_current_that_is_not_text_is_refused(index):
+    (index / "CURRENT").write_bytes(b"\xff\xfe\x00gen")
+    with pytest.raises(SearchIndexError, match="cannot be read .*Repair it"):
+        current_generation(index)
