@@ -7,15 +7,19 @@ scores recorded in ``tests/retrieval/data/default_dev_runs.json`` (within 1e-9).
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 from ddrsearch.stores.disk_index import build_index, open_index
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "retrieval"))
-from test_pipeline_parity import expected_runs, mismatches
+# the runs file and its comparison, from the pipeline's parity test (loaded by path, not put on sys.path)
+_spec = importlib.util.spec_from_file_location(
+    "pipeline_parity_runs", Path(__file__).parents[1] / "retrieval" / "test_pipeline_parity.py")
+_parity = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_parity)
+expected_runs, mismatches = _parity.expected_runs, _parity.mismatches
 
 pytestmark = [pytest.mark.data, pytest.mark.model]
 
