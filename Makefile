@@ -72,6 +72,8 @@ bench: data
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_index.py
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_postgres.py --scales $(PG_SCALES)
 	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_hostile.py
+	$(BIN)/ddrsearch index build --corpus archive
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/bench_app.py --corpus archive
 	$(BIN)/python benchmarks/plot_latency.py
 
 clean:

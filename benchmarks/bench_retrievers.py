@@ -23,8 +23,10 @@ their embeddings come from the cache and the build time is that of the
 index itself, not of embedding (the cold run measures embedding).
 
 Targets (2-core machine): cold index of the archive within 30 s, warm
-rebuild within 5 s, hybrid query within 50 ms at the 95th percentile, and
-query latency at 100x growing far less than 100 times.
+rebuild within 5 s, hybrid query within 50 ms at the 95th percentile (at 1x,
+and at 100x: issue 25), query latency at 100x growing far less than 100 times,
+and the default search at k = 76 (every report) at most 1.5 times its time at
+k = 5 (issue 25; measured at 1x, question vectors cached).
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _timing import benchmark_queries, clear_query_cache, in_child, peak_rss_mb, query_latency
 
-TARGETS = {"cold_index_s": 30.0, "warm_index_s": 5.0, "hybrid_p95_ms": 50.0}
+TARGETS = {"cold_index_s": 30.0, "warm_index_s": 5.0, "hybrid_p95_ms": 50.0, "hybrid_p95_100x_ms": 50.0,
+           "k76_over_k5": 1.5}
 
 
 def _cold(cache_dir: str, queue) -> None:
@@ -124,11 +127,20 @@ def _scaled(method: str, scale: int, n_queries: int, queue) -> None:
             r.attach_reports(reports)
     build = time.perf_counter() - t0
     median, p95 = query_latency(lambda q: r.search(q, 10), benchmark_queries(n_queries), lambda: clear_query_cache(r))
-    queue.put({
+    row = {
         "method": method, "scale": scale, "passages": len(chunks), "build_s": build,
         "query_median_ms": median, "query_p95_ms": p95,
         "peak_rss_mb": peak_rss_mb(), "rss_before_index_mb": rss_before,
-    })
+    }
+    if method == "hybrid" and scale == 1:
+        # issue 25: the cost of a search grows with the candidates scored, not with k (every report: k = 76);
+        # the question vectors stay cached here, so the ratio is of the work after the model
+        queries = benchmark_queries(n_queries)
+        for k in (5, 76, 5, 76):  # alternated, so that a busy minute weighs on both
+            row[f"k{k}_median_ms"] = min(row.get(f"k{k}_median_ms", float("inf")),
+                                         query_latency(lambda q, k=k: r.search(q, k), queries)[0])
+        row["k76_over_k5"] = row["k76_median_ms"] / row["k5_median_ms"]
+    queue.put(row)
 
 
 def main(argv=None) -> int:
@@ -173,9 +185,18 @@ def main(argv=None) -> int:
     growth = [f"{r['method']} {r['scale']}x: {r['latency_growth']:.1f}x" for r in rows if "latency_growth" in r]
     if growth:
         print("\nMedian query latency relative to 1x: " + ", ".join(growth))
+    load = os.getloadavg()[0]
     hyb = [r for r in rows if r["method"] == "hybrid" and r["scale"] == 1]
     if hyb:
         print(f"Hybrid p95 at 1x: {hyb[0]['query_p95_ms']:.1f} ms   target <= {TARGETS['hybrid_p95_ms']:.0f} ms")
+        h = hyb[0]
+        print(f"Default search at k = 76 (every report): {h['k76_median_ms']:.1f} ms median against "
+              f"{h['k5_median_ms']:.1f} ms at k = 5: {h['k76_over_k5']:.2f}x   target <= "
+              f"{TARGETS['k76_over_k5']:.1f}x (issue 25; load {load:.1f})")
+    hyb100 = [r for r in rows if r["method"] == "hybrid" and r["scale"] == 100]
+    if hyb100:
+        print(f"Default (in memory) p95 at 100x: {hyb100[0]['query_p95_ms']:.1f} ms   target <= "
+              f"{TARGETS['hybrid_p95_100x_ms']:.0f} ms (issue 25; load {load:.1f})")
     result["load_average"] = os.getloadavg()  # 1, 5 and 15 minutes, at the end of the run
     print(f"Load average at the end: {result['load_average'][0]:.1f} / {result['load_average'][1]:.1f} / "
           f"{result['load_average'][2]:.1f} (1 / 5 / 15 min) on {os.cpu_count()} cores")

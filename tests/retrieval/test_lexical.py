@@ -126,3 +126,49 @@ def test_bm25_over_passages_without_words_names_the_reports():
     with pytest.raises(EmptyCorpusError) as exc:
         BM25Retriever().index(passages)
     assert "a.pdf, b.pdf, c.pdf" in str(exc.value)
+
+
+def _toy_bm25() -> BM25Retriever:
+    texts = ["pipe stuck while sliding, pipe worked free", "trip in hole with pipe", "circulate bottoms up",
+             "stuck pipe at 8,000 ft", "rig service"]
+    passages = [Passage(f"R{i}.pdf#row0", f"R{i}.pdf", t) for i, t in enumerate(texts)]
+    return BM25Retriever(stem=True).index(passages)
+
+
+@pytest.mark.parametrize("query", ["stuck pipe", "pipe pipe stuck", "trip hole", "circulate", "rig stuck free"])
+def test_bm25_scores_equal_bm25s_own_for_repeated_and_missing_terms(query):
+    """BM25's query scores are bm25s's get_scores to the last bit (float32 sums in the same order)."""
+    import numpy as np
+
+    bm25 = _toy_bm25()
+    terms = [t for t in bm25.tokenize(query) if t in bm25.vocabulary]
+    assert np.array_equal(bm25._scores(terms), bm25.engine.get_scores(terms))
+
+
+def test_bm25_restored_without_bm25s_scores_as_the_index_it_was_saved_from(tmp_path):
+    """An index saved and read back by SavedBM25 (numpy and json only) gives the same scores, and saves again."""
+    import numpy as np
+
+    bm25 = _toy_bm25()
+    bm25.save(tmp_path / "a")
+    back = BM25Retriever(stem=True).restore(tmp_path / "a", bm25.passages)
+    back.engine.save(tmp_path / "b")
+    again = BM25Retriever(stem=True).restore(tmp_path / "b", bm25.passages)
+    for query in ("stuck pipe", "pipe worked free", "bottoms"):
+        assert np.array_equal(back.passage_scores(query), bm25.passage_scores(query), equal_nan=True)
+        assert np.array_equal(again.passage_scores(query), bm25.passage_scores(query), equal_nan=True)
+    assert back.vocabulary - {""} == bm25.vocabulary  # bm25s saves the empty token too
+    assert back.document_frequencies() == bm25.document_frequencies()
+
+
+def test_bm25_restore_names_a_damaged_vocabulary(tmp_path):
+    """A vocabulary naming more terms than the score matrix holds is refused with the folder named."""
+    import json
+
+    bm25 = _toy_bm25()
+    bm25.save(tmp_path / "a")
+    vocab = json.loads((tmp_path / "a" / "vocab.index.json").read_text())
+    vocab["zzz"] = 10_000
+    (tmp_path / "a" / "vocab.index.json").write_text(json.dumps(vocab))
+    with pytest.raises(ValueError, match="score matrix"):
+        BM25Retriever(stem=True).restore(tmp_path / "a", bm25.passages)

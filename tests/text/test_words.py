@@ -60,3 +60,17 @@ def test_normalise_is_idempotent(text):
     assert normalise(once) == once
     assert once == once.strip()
     assert "  " not in once
+
+
+def test_every_control_character_becomes_a_space_and_every_format_character_goes():
+    """Each Cc character (tabs, NUL, C1 controls) reads as a space, each Cf one (soft hyphen, ZWSP, BOM) is dropped."""
+    import unicodedata
+
+    from ddrsearch.text.words import normalize
+
+    chars = [chr(c) for c in range(0xE0080) if unicodedata.category(chr(c)) in ("Cc", "Cf")]
+    assert len(chars) > 100
+    for ch in chars:
+        want = "pipe stuck" if unicodedata.category(ch) == "Cc" else "pipestuck"
+        assert normalize(f"pipe{ch}stuck") == want, f"U+{ord(ch):04X}"
+    assert normalize("pipe\u00a0stuck \u00e9") == "pipe stuck \u00e9"  # printable text is left as it is

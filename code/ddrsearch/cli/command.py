@@ -48,30 +48,38 @@ from ddrsearch.errors import DDRSearchError
 __all__ = ["build_parser", "main"]
 
 
-def build_parser() -> CommandParser:
-    """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests)."""
-    from ddrsearch.cli.app import add_app_parser
-    from ddrsearch.cli.ask import add_answer_parsers
-    from ddrsearch.cli.data_commands import add_env_parser, add_fetch_parser, add_verify_manifest_parsers
-    from ddrsearch.cli.evaluate import add_eval_parser
-    from ddrsearch.cli.index import add_index_parser
-    from ddrsearch.cli.preview import add_preview_parser
-    from ddrsearch.cli.search import add_search_parser
+#: Each sub-command -> the module and function that add it (some add two).
+_ADDERS = {
+    "fetch": ("data_commands", "add_fetch_parser"), "search": ("search", "add_search_parser"),
+    "ask": ("ask", "add_answer_parsers"), "show": ("ask", "add_answer_parsers"),
+    "eval": ("evaluate", "add_eval_parser"), "app": ("app", "add_app_parser"),
+    "verify": ("data_commands", "add_verify_manifest_parsers"),
+    "manifest": ("data_commands", "add_verify_manifest_parsers"),
+    "preview": ("preview", "add_preview_parser"), "env": ("data_commands", "add_env_parser"),
+    "index": ("index", "add_index_parser"),
+}
+
+
+def build_parser(command: str | None = None) -> CommandParser:
+    """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests).
+
+    Args:
+        command: a sub-command's name to build only its parser (and its twin's, for
+            ``ask``/``show`` and ``verify``/``manifest``): ``main`` does so for the
+            sub-command on the command line, so that a search does not import the
+            modules of the app, ``eval`` or ``preview``. ``None`` (or an unknown name):
+            every sub-command, as ``ddrsearch --help`` lists them.
+    """
+    import importlib
 
     parser = CommandParser(
         prog="ddrsearch",
         description="Search daily drilling reports (DDRs) and measure how well the search works.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    add_fetch_parser(sub)
-    add_search_parser(sub)
-    add_answer_parsers(sub)
-    add_eval_parser(sub)
-    add_app_parser(sub)
-    add_verify_manifest_parsers(sub)
-    add_preview_parser(sub)
-    add_env_parser(sub)
-    add_index_parser(sub)
+    adders = [_ADDERS[command]] if command in _ADDERS else list(dict.fromkeys(_ADDERS.values()))
+    for module, function in adders:
+        getattr(importlib.import_module(f"ddrsearch.cli.{module}"), function)(sub)
     return parser
 
 
@@ -79,8 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     from ddrsearch.cli.argv import move_dash_query
 
-    parser = build_parser()
-    args, extra = parser.parse_known_args(move_dash_query(list(sys.argv[1:] if argv is None else argv), parser))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)  # only the sub-command asked for
+    args, extra = parser.parse_known_args(move_dash_query(argv, parser))
     if extra:  # refused with the command's own usage (its options listed), not the top-level one
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "k", 1) < 1:

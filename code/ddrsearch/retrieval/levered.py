@@ -72,7 +72,7 @@ from ddrsearch.retrieval.passages import Hit
 from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row
 from ddrsearch.retrieval.structured import StructuredIndex
 from ddrsearch.text.rewriting import load_rig_terms, rewrite_query
-from ddrsearch.text.spelling import Spelling
+from ddrsearch.text.spelling import Spelling, query_words
 from ddrsearch.text.tokenizer import make_tokenizer
 
 __all__ = ["NUMBERS_MODES", "QUANTITY_UNITS", "TunedHybridRetriever", "proximity_pairs"]
@@ -235,12 +235,23 @@ class TunedHybridRetriever(TwoLegRetriever):
     # --- indexing --------------------------------------------------------------------
     def query_terms(self, query: str) -> list[str]:
         """The terms BM25 matches for ``query`` after the rewrites (shorthand spelt out, expanded, stemmed)."""
-        return self.bm25.tokenize(self.rewrite(query))
+        # remembered per query: every hit shown asks again (twice per hit with a row rule)
+        cache = self.__dict__.setdefault("_query_terms_cache", {})
+        if query not in cache:
+            if len(cache) > 1024:
+                cache.clear()
+            cache[query] = tuple(self.bm25.tokenize(self.rewrite(query)))
+        return list(cache[query])
 
     def rewrite(self, query: str) -> str:
         """The query as both legs read it, after the rewrites switched on."""
-        return rewrite_query(query, framing=self.framing, asker=self.asker, reverse=self.reverse,
-                             rig_terms=self._rig_table)
+        cache = self.__dict__.setdefault("_rewrite_cache", {})
+        if query not in cache:
+            if len(cache) > 1024:
+                cache.clear()
+            cache[query] = rewrite_query(query, framing=self.framing, asker=self.asker, reverse=self.reverse,
+                                         rig_terms=self._rig_table)
+        return cache[query]
 
     def with_weight(self, weight: float, fusion: str | None = None) -> TunedHybridRetriever:
         """A new tuned retriever sharing this one's indexed legs and levers, with another dense weight."""
@@ -256,7 +267,9 @@ class TunedHybridRetriever(TwoLegRetriever):
         other.passages = self.passages
         other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
-        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("_idf_cache", "_positions", "_plain_tok", "_row_terms_cache", "_matcher", "_passage_groups")})
+        other.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
+            "_idf_cache", "_positions", "_plain_tok", "_row_terms_cache", "_matcher", "_passage_groups",
+            "_passage_counts_cache")})
         return other
 
     # --- the legs --------------------------------------------------------------------
@@ -349,9 +362,9 @@ class TunedHybridRetriever(TwoLegRetriever):
         model: Counter = Counter()
         weights = scores[top] / scores[top].sum()
         for w, i in zip(weights, top, strict=True):
-            toks = self.bm25.tokenize(self.passages[i].indexed_text)
-            for t, n in Counter(toks).items():
-                model[t] += w * n / len(toks)
+            counts, length = self._passage_counts(int(i))
+            for t, n in counts.items():
+                model[t] += w * n / length
         original = set(self.bm25.tokenize(query))
         terms = [(t, p) for t, p in model.most_common() if t not in original and not t[0].isdigit()][:self.fb_terms]
         if not terms:
@@ -364,6 +377,15 @@ class TunedHybridRetriever(TwoLegRetriever):
         mixed = (1 - self.fb_weight) * base / (base.max() or 1.0) + self.fb_weight * fb / (fb.max() or 1.0)
         out = np.where(mixed > 0, mixed, np.nan)
         return out
+
+    def _passage_counts(self, i: int) -> tuple[Counter, int]:
+        """BM25's term counts of passage ``i`` and its length in terms, computed once per passage (RM3's feedback)."""
+        cache = self.__dict__.setdefault("_passage_counts_cache", {})
+        p = self.passages[i]
+        if p.passage_id not in cache:  # by id: a retriever indexed again over other passages does not reuse them
+            toks = self.bm25.tokenize(p.indexed_text)
+            cache[p.passage_id] = (Counter(toks), len(toks))
+        return cache[p.passage_id]
 
     def _rocchio(self, query: str, scores: np.ndarray) -> np.ndarray:
         top = self.top_passages(scores, self.fb_docs)
@@ -442,14 +464,16 @@ class TunedHybridRetriever(TwoLegRetriever):
             Word -> up to 3 printed words within its edit distance, in query
             order; ``{}`` when no word needs a note.
         """
-        if "_spelling" not in self.__dict__:
-            texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
-            self._spelling = Spelling(texts)
         vocab = self.bm25.vocabulary
 
         def matched(word: str) -> bool:
             return any(t in vocab for t in self.bm25.tokenize(self.rewrite(word)))
 
+        if all(matched(w) for w in query_words(query)):
+            return {}  # every word is searched: no need to count the reports' words (a fifth of a second)
+        if "_spelling" not in self.__dict__:
+            texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
+            self._spelling = Spelling(texts)
         return self._spelling.unknown(query, matched)
 
     # --- the structured path ---------------------------------------------------------
@@ -469,7 +493,7 @@ class TunedHybridRetriever(TwoLegRetriever):
         fuser = self.fuser
         if self.adaptive is not None and self.lexical_cover(query, b) < self.adaptive_cover:
             fuser = Fusion(self.fusion, self.adaptive, self.rrf_k, self.candidates)  # weak lexical evidence
-        fused = fuser.scores(b, v, self.top_passages)
+        fused = fuser.scores(b, v, self._candidate_pool if fuser.kind == "convex" else self.top_passages)
         if self.groups > 0:
             bonus = self.groups * self.group_scores(query)
             fused = np.where(np.isnan(fused), np.where(bonus > 0, bonus, np.nan), fused + bonus)
@@ -482,6 +506,15 @@ class TunedHybridRetriever(TwoLegRetriever):
             if s:
                 out[i] = (0.0 if np.isnan(out[i]) else out[i]) + self.structured * s
         return out
+
+    def _candidate_pool(self, scores: np.ndarray, n: int | None) -> np.ndarray:
+        """The convex fusion's candidates of one leg: :meth:`top_passages`, unsorted when every passage is one.
+
+        Convex fusion only marks a leg's candidates (their order plays no
+        part), so with ``n=None`` (the default's every passage) the retrieved
+        positions are returned as they lie, without sorting them all.
+        """
+        return np.flatnonzero(~np.isnan(scores)) if n is None else self.top_passages(scores, n)
 
     def _idf(self) -> dict[str, float]:
         """Lucene IDF of every BM25 term over the passages, computed once."""
@@ -499,6 +532,17 @@ class TunedHybridRetriever(TwoLegRetriever):
             cache[i] = set(self.bm25.tokenize(self.passages[i].text))
         return cache[i]
 
+    def _passage_table(self) -> tuple[dict[str, list[int]], list[str], list[str]]:
+        """Each report's passage positions (in passage order), each passage's kind and text: built once per passages."""
+        table = self.__dict__.get("_passage_table_cache")
+        if table is None or table[0] is not self.passages or len(table[0]) != len(self.passages):
+            by_report: dict[str, list[int]] = defaultdict(list)
+            for i, p in enumerate(self.passages):
+                by_report[p.report].append(i)
+            table = (self.passages, dict(by_report), [p.kind for p in self.passages], [p.text for p in self.passages])
+            self._passage_table_cache = table
+        return table[1], table[2], table[3]
+
     def rank(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
         """The top ``k`` reports, each showing the row the ``row`` rule picks (the fused scores computed once)."""
         hits = super().rank(query, scores, k)
@@ -507,14 +551,8 @@ class TunedHybridRetriever(TwoLegRetriever):
         terms = set(self.bm25.tokenize(self.rewrite(query)))
         match = self.structured_match(query)
         idf = self._idf()
-        by_report: dict[str, list[int]] = defaultdict(list)
-        wanted = {h.report for h in hits}
-        for i, p in enumerate(self.passages):
-            if p.report in wanted:
-                by_report[p.report].append(i)
+        by_report, kinds, texts = self._passage_table()
         out = []
-        kinds = [p.kind for p in self.passages]
-        texts = [p.text for p in self.passages]
         for h in hits:
             best = choose_row(by_report[h.report], rule=self.row, terms=terms, row_terms=self._row_terms, idf=idf,
                               scores=scores, kinds=kinds, texts=texts,

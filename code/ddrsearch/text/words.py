@@ -126,10 +126,21 @@ _QUOTES_DASHES = str.maketrans(
 _WHITESPACE = re.compile(r"\s+")
 
 
+#: Every control character (Unicode category Cc is exactly U+0000-U+001F and U+007F-U+009F) -> a space.
+_CONTROLS = str.maketrans(dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)], " "))
+
+
 def _drop_controls(text: str) -> str:
     # Control characters (Cc: NUL, tabs, ...) become spaces; format characters
     # (Cf: soft hyphen, zero-width space, BOM, ...) are removed. Some report
     # PDFs have a NUL inside text ("Fixed\x001.25").
+    # A printable string holds neither (str.isprintable is False for every Cc and Cf
+    # character), so most text needs no loop over its characters.
+    if text.isprintable():
+        return text
+    text = text.translate(_CONTROLS)
+    if text.isprintable():
+        return text
     out = []
     for ch in text:
         cat = unicodedata.category(ch)
