@@ -285,6 +285,16 @@ class Retriever(ABC):
 
     def rank(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
         """The top ``k`` reports given every passage's ``scores`` for ``query`` (see :meth:`search`)."""
+        return [self.describe(query, hit) for hit in self.ranked_passages(query, scores, k)]
+
+    def ranked_passages(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
+        """The top ``k`` reports and the passage (or best line) that earned each score, not yet described.
+
+        :meth:`rank` is these hits passed through :meth:`describe`.
+
+        A subclass that shows another passage of the report describes the hit
+        once, after choosing it.
+        """
         rolled = self._rollup_top(scores, k)
         order = sorted(rolled, key=lambda rep: (-rolled[rep][0], rep))[:k]
         hits = []
@@ -296,9 +306,9 @@ class Retriever(ABC):
                 line = self.best_line(query, self._reports[rep])
                 p = line if line is not None else Passage(p.passage_id, p.report, "", page=p.page, ocr=p.ocr)
                 text = line.text if line is not None else None
-            hits.append(self.describe(query, Hit(
+            hits.append(Hit(
                 report=rep, score=score, rank=rank, text=text, page=p.page, row=p.row, start=p.start,
-                end=p.end, passage_id=self.passages[i].passage_id, ocr=p.ocr)))
+                end=p.end, passage_id=self.passages[i].passage_id, ocr=p.ocr))
         return hits
 
     def describe(self, query: str, hit: Hit) -> Hit:

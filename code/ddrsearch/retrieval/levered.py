@@ -545,8 +545,10 @@ class TunedHybridRetriever(TwoLegRetriever):
 
     def rank(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
         """The top ``k`` reports, each showing the row the ``row`` rule picks (the fused scores computed once)."""
-        hits = super().rank(query, scores, k)
-        if self.row == "fused" or not hits:
+        if self.row == "fused":
+            return super().rank(query, scores, k)
+        hits = self.ranked_passages(query, scores, k)  # each described once, below, with the row chosen
+        if not hits:
             return hits
         terms = set(self.bm25.tokenize(self.rewrite(query)))
         match = self.structured_match(query)

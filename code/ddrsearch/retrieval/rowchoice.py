@@ -122,17 +122,19 @@ def choose_row(candidates: Sequence[int], *, rule: str, terms: set[str], row_ter
         raise ValueError("choose_row needs at least one passage of the report to choose from")
 
     def fused(i: int) -> float:
-        return -math.inf if np.isnan(scores[i]) else float(scores[i])
+        value = float(scores[i])
+        return -math.inf if value != value else value  # nan (not retrieved) sorts last
 
     if rule == "fused":
         return max(candidates, key=fused)
+    held_by = {i: terms & row_terms(i) for i in candidates}  # each passage's terms, intersected once
     local: dict[str, float] = {}
     if rule == "local":
-        df = Counter(t for i in candidates for t in terms & row_terms(i))
+        df = Counter(t for i in candidates for t in held_by[i])
         local = {t: lucene_idf(c, len(candidates)) for t, c in df.items()}
 
     def key(i: int) -> tuple:
-        held = terms & row_terms(i)
+        held = held_by[i]
         prints = depth is not None and prints_depth(texts[i], depth)
         covered = round(sum(idf.get(t, 0.0) for t in held), 9)
         if rule == "terms":
