@@ -106,6 +106,9 @@ def test_notebook_is_committed_clean(path):
     import nbformat
 
     nbformat.validate(nbformat.from_dict(nb))
+    # every cell has its own id (a missing one is only a warning today, a hard error in later nbformat)
+    ids = [c.get("id") for c in nb["cells"]]
+    assert all(ids) and len(set(ids)) == len(ids), f"{path.name}: cells without an id or sharing one"
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     with_output = [i for i, c in enumerate(nb["cells"]) if c.get("outputs") or c.get("execution_count")]
     assert not with_output, f"{path.name}: cells {with_output} keep outputs; clear them before committing"
