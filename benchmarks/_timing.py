@@ -28,6 +28,11 @@ from collections.abc import Callable, Sequence
 QUERY_SUFFIXES = ("", " on the rig", " during drilling", " report", " in the hole")
 
 
+def verdict(value: float, target: float) -> str:
+    """``"met"`` when ``value <= target`` (both in the same unit), else ``"NOT MET"``: printed beside a target."""
+    return "met" if value <= target else "NOT MET"
+
+
 def peak_rss_mb() -> float:
     """Peak resident set size of this process so far, in MB.
 

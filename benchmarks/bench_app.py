@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from _timing import verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "code"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -57,11 +59,11 @@ def main() -> int:
     load_average = os.getloadavg()
     after_first = statistics.median(times[1:])
     print(f"corpus {args.corpus}: first page {load:.1f} s   target <= {TARGETS['first_page_s']:.0f} s "
-          f"(with a current index; load {load_before:.1f})")
+          f"{verdict(load, TARGETS['first_page_s'])} (with a current index; load {load_before:.1f})")
     for i, (q, s) in enumerate(zip(QUESTIONS, times), start=1):
         print(f"search {i:2d}: {s:6.3f} s  {q}")
     print(f"first search {times[0]:.3f} s; searches 2-10 median {after_first:.3f} s   target <= "
-          f"{TARGETS['search_s']:.1f} s (load {load_average[0]:.1f} / {load_average[1]:.1f} / "
+          f"{TARGETS['search_s']:.1f} s: {verdict(after_first, TARGETS['search_s'])} (load {load_average[0]:.1f} / {load_average[1]:.1f} / "
           f"{load_average[2]:.1f}, 1 / 5 / 15 min, on {os.cpu_count()} cores)")
     out = ROOT / "bench-results" / "app.json"
     out.parent.mkdir(exist_ok=True)

@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _timing import verdict
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
 
@@ -113,14 +115,16 @@ def main(argv=None) -> int:
     print(f"  python -c 'import ddrsearch'      {imp['median_s']:6.2f} s (median of {args.runs})   "
           f"{_load_note(imp)}")
     print(f"  ddrsearch search, current index   {search['median_s']:6.2f} s (median of {args.runs})   "
-          f"target <= {TARGETS['search_s']:.1f} s at load below 1   {_load_note(search)}")
+          f"target <= {TARGETS['search_s']:.1f} s at load below 1: {verdict(search['median_s'], TARGETS['search_s'])}   "
+          f"{_load_note(search)}")
     print(f"  search / import                   {result['search_over_import']:6.1f} x                "
-          f"target <= {TARGETS['search_over_import']:.0f} x   {_load_note(search)}")
+          f"target <= {TARGETS['search_over_import']:.0f} x: "
+          f"{verdict(result['search_over_import'], TARGETS['search_over_import'])}   {_load_note(search)}")
     print(f"  the same, question by PyTorch     {torch['median_s']:6.2f} s (median of {args.runs})   "
           f"DDRSEARCH_QUERY_ENCODER=torch, the way before issue 25   {_load_note(torch)}")
     how = "with --index" if result["ask_uses_index"] else "ask has no --index: it reads the PDFs"
     print(f"  ddrsearch ask                     {ask['median_s']:6.2f} s (median of {args.ask_runs})   "
-          f"target <= {TARGETS['ask_s']:.1f} s   {_load_note(ask)}   ({how})")
+          f"target <= {TARGETS['ask_s']:.1f} s: {verdict(ask['median_s'], TARGETS['ask_s'])}   {_load_note(ask)}   ({how})")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))

@@ -45,7 +45,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TQDM_DISABLE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import benchmark_queries, clear_query_cache, in_child, peak_rss_mb, query_latency
+from _timing import benchmark_queries, clear_query_cache, in_child, peak_rss_mb, query_latency, verdict
 
 TARGETS = {"cold_index_s": 30.0, "warm_index_s": 5.0, "hybrid_p95_ms": 50.0, "hybrid_p95_100x_ms": 50.0,
            "k76_over_k5": 1.5}
@@ -192,11 +192,12 @@ def main(argv=None) -> int:
         h = hyb[0]
         print(f"Default search at k = 76 (every report): {h['k76_median_ms']:.1f} ms median against "
               f"{h['k5_median_ms']:.1f} ms at k = 5: {h['k76_over_k5']:.2f}x   target <= "
-              f"{TARGETS['k76_over_k5']:.1f}x (issue 25; load {load:.1f})")
+              f"{TARGETS['k76_over_k5']:.1f}x: {verdict(h['k76_over_k5'], TARGETS['k76_over_k5'])} (issue 25; load {load:.1f})")
     hyb100 = [r for r in rows if r["method"] == "hybrid" and r["scale"] == 100]
     if hyb100:
         print(f"Default (in memory) p95 at 100x: {hyb100[0]['query_p95_ms']:.1f} ms   target <= "
-              f"{TARGETS['hybrid_p95_100x_ms']:.0f} ms (issue 25; load {load:.1f})")
+              f"{TARGETS['hybrid_p95_100x_ms']:.0f} ms: {verdict(hyb100[0]['query_p95_ms'], TARGETS['hybrid_p95_100x_ms'])} "
+              f"(issue 25; load {load:.1f})")
     result["load_average"] = os.getloadavg()  # 1, 5 and 15 minutes, at the end of the run
     print(f"Load average at the end: {result['load_average'][0]:.1f} / {result['load_average'][1]:.1f} / "
           f"{result['load_average'][2]:.1f} (1 / 5 / 15 min) on {os.cpu_count()} cores")

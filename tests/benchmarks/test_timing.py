@@ -65,3 +65,7 @@ def test_benchmark_queries_vary_the_archive_questions():
     plain = _timing.benchmark_queries(n + 5, suffixes=("",))
     assert plain[n:] == plain[:5] and "stuck pipe" in plain
     assert qs[:n] == plain[:n] and qs[n] == plain[0] + _timing.QUERY_SUFFIXES[1]
+
+
+def test_verdict_says_met_only_at_or_under_the_target():
+    assert [_timing.verdict(v, 1.0) for v in (0.5, 1.0, 1.5)] == ["met", "met", "NOT MET"]
