@@ -8,7 +8,7 @@ import time
 import pymupdf
 import pytest
 
-from ddrsearch.errors import ReportError, ReportTooLargeError, SettingError
+from ddrsearch.errors import CorruptPDFError, ReportError, ReportTooLargeError, SettingError
 from ddrsearch.reading.report import read_report
 
 pytestmark = pytest.mark.data
@@ -107,3 +107,38 @@ def test_reading_one_file_stops_after_the_read_time_limit_between_pymupdf_calls(
     monkeypatch.setenv("DDRSEARCH_MAX_READ_SECONDS", "0")
     with pytest.raises(SettingError, match="DDRSEARCH_MAX_READ_SECONDS='0' must be a positive number"):
         read_report(path)
+
+
+def test_a_one_filter_array_is_counted_while_it_inflates_too(tmp_path, monkeypatch):
+    """Before: ``/Filter [/FlateDecode]`` (the array form) was decoded whole by PyMuPDF before the byte limit
+    applied. After: it is streamed and counted like ``/Filter /FlateDecode``, and refused at the limit."""
+    path = tmp_path / "array-bomb.pdf"
+    _inflating(path, 3)
+    doc = pymupdf.open(path)
+    xref = doc[0].get_contents()[0]
+    doc.xref_set_key(xref, "Filter", "[/FlateDecode]")
+    doc.save(tmp_path / "array.pdf")
+    doc.close()
+
+    def no_decode(self, *a, **k):
+        raise AssertionError("the stream was decoded whole")
+
+    monkeypatch.setattr(pymupdf.Document, "xref_stream", no_decode)
+    with pytest.raises(ReportTooLargeError) as exc:
+        read_report(tmp_path / "array.pdf")
+    assert "page 1 holds more than 2,000,000 bytes" in str(exc.value)
+
+
+def test_an_error_pymupdf_raises_on_a_page_is_the_packages_naming_the_file(tmp_path, monkeypatch):
+    """Before: a stream MuPDF refused ("compression bomb detected") reached search --dir as a raw FzErrorFormat
+    traceback, so the good files were not searched. After: a CorruptPDFError naming the file (which --dir skips)."""
+    path = tmp_path / "refused.pdf"
+    _pages(path, 1)
+
+    def refuse(self, *a, **k):
+        raise RuntimeError("compression bomb detected")
+
+    monkeypatch.setattr(pymupdf.Page, "get_text", refuse)
+    with pytest.raises(CorruptPDFError) as exc:
+        read_report(path)
+    assert str(path) in str(exc.value) and "RuntimeError" in str(exc.value)

@@ -110,8 +110,8 @@ def limits() -> dict[str, int]:
 
 def _stream_bytes(doc, xref: int, cap: int, clock: ReadClock | None = None, where: str = "") -> int:
     """Decompressed size of a stream, counted up to ``cap + 1`` bytes (a Flate bomb is never inflated whole)."""
-    if "FlateDecode" in (doc.xref_get_key(xref, "Filter")[1] or "") and \
-            "[" not in (doc.xref_get_key(xref, "Filter")[1] or ""):
+    filters = (doc.xref_get_key(xref, "Filter")[1] or "").replace("[", " ").replace("]", " ").split()
+    if filters == ["/FlateDecode"]:  # the name or a one-filter array [/FlateDecode]: counted as it inflates
         raw = doc.xref_stream_raw(xref) or b""
         inflater, total, data = zlib.decompressobj(), 0, raw
         try:
@@ -123,7 +123,11 @@ def _stream_bytes(doc, xref: int, cap: int, clock: ReadClock | None = None, wher
         except zlib.error:
             return len(raw)  # damaged stream: PyMuPDF decides; its compressed size is what counts here
         return total
-    return len(doc.xref_stream(xref) or b"")
+    try:
+        return len(doc.xref_stream(xref) or b"")
+    except Exception as exc:  # MuPDF refuses, e.g., a "compression bomb" in a filter chain
+        raise CorruptPDFError(f"{where or 'a stream'}: PyMuPDF could not decode it ({type(exc).__name__}). Not read.",
+                              None) from exc
 
 
 def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: ReadClock | None = None) -> None:
@@ -131,7 +135,10 @@ def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: Rea
     limit = cap["DDRSEARCH_MAX_PAGE_BYTES"]
     total = 0
     for xref in [*page.get_contents(), *(x[0] for x in page.get_xobjects())]:
-        total += _stream_bytes(doc, xref, limit - total, clock, f"page {pno}'s drawing instructions")
+        try:
+            total += _stream_bytes(doc, xref, limit - total, clock, f"page {pno}'s drawing instructions")
+        except CorruptPDFError as exc:
+            raise CorruptPDFError(f"{path}: {exc} Fetch or copy the file again, or leave it out.", path) from exc
         if total > limit:
             raise ReportTooLargeError(
                 f"{path}: page {pno} holds more than {limit:,} bytes of drawing instructions, the limit for one page "
@@ -296,9 +303,14 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True,
     try:  # up to the first page with text (read_report checks every page as it reads it)
         has_text = require_text and any(page_text(doc, page, pno, path, cap, clock).strip()
                                         for pno, page in enumerate(doc, start=1))
-    except ReportTooLargeError:
+    except ReportError:
         doc.close()
         raise
+    except Exception as exc:  # PyMuPDF's own types (FzErrorFormat, RuntimeError...) on a hostile stream
+        doc.close()
+        raise CorruptPDFError(
+            f"{path}: PyMuPDF could not read its pages ({type(exc).__name__}). Not read; fetch or copy the "
+            "file again, or leave it out.", path) from exc
     if require_text and not has_text:
         n = doc.page_count
         doc.close()

@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING
 from ddrsearch.data.folders import FETCH_COMMAND
 from ddrsearch.data.manifest import FILE_NAME_RE
 from ddrsearch.errors import (
+    CorruptPDFError,
     DataNotFoundError,
+    DDRSearchError,
     DuplicateReportError,
     FolderWarning,
     IdentityMismatchError,
@@ -257,6 +259,13 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
     doc = open_pdf(path, require_text=ocr is None, clock=clock)
     try:
         scan = _scan_pages(doc, path, ocr, dpi, gate, clock)
+    except DDRSearchError:
+        raise
+    except Exception as exc:  # PyMuPDF raises its own types (FzErrorFormat, RuntimeError...) on a hostile stream
+        raise CorruptPDFError(
+            f"{path}: PyMuPDF could not read its pages ({type(exc).__name__}: "
+            f"{''.join(c if c.isprintable() else '?' for c in str(exc))[:200]}). Not read; fetch or copy the file again, or leave it out.",
+            path) from exc
     finally:
         doc.close()
     well, phase, number, date = _identity(path, scan)
