@@ -79,6 +79,17 @@ _MARKUP = re.compile(r"[\\`*\[\]<>&|~$]|:(?=[A-Za-z/])|(?<![^\W_])_|_(?![^\W_])|
 _LINE_START = re.compile(r"^([ \t]*)([-+=>#.)_]|\d+[.)])", re.MULTILINE)
 
 
+def _reference(match: re.Match) -> str:
+    """One markup character as a numeric character reference; before ``:``, ``@`` and ``www``'s ``.`` also a
+    WORD JOINER (U+2060, invisible): Streamlit's Markdown decodes the references before it turns
+    ``http://``, ``www.`` and ``a@b.c`` into links, and the joiner keeps them apart."""
+    char = match.group(0)
+    return f"{_JOINER if char in ':@.' else ''}&#{ord(char)};"
+
+
+_JOINER = "\u2060"
+
+
 def inert(text: str) -> str:
     """``text`` made inert for Streamlit's Markdown (``st.markdown``, ``st.caption``, ``st.info``, ...): shown as is.
 
@@ -91,11 +102,11 @@ def inert(text: str) -> str:
     (:func:`ddrsearch.answers.generation.strip_controls`); newlines are kept.
 
     >>> inert("![p](http://127.0.0.1:1/x.png) <img src=x>")
-    '!&#91;p&#93;(http&#58;//127.0.0.1:1/x.png) &#60;img src=x&#62;'
+    '!&#91;p&#93;(http\\u2060&#58;//127.0.0.1:1/x.png) &#60;img src=x&#62;'
     """
     from ddrsearch.answers.generation import strip_controls
 
-    text = _MARKUP.sub(lambda m: f"&#{ord(m.group(0))};", strip_controls(text))
+    text = _MARKUP.sub(_reference, strip_controls(text))
     return _LINE_START.sub(lambda m: m.group(1) + "".join(f"&#{ord(c)};" for c in m.group(2)), text)
 
 #: Method key -> what the page calls it.
