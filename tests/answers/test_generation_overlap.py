@@ -34,7 +34,7 @@ def test_overlap_is_the_share_of_the_sentences_terms_in_the_cited_rows():
     assert overlap("Became stuck [D038-r08].", EVIDENCE["D038-r08"]) == 1.0
     assert overlap("Became stuck and jarred free [D038-r08].", EVIDENCE["D038-r08"]) == 3 / 4  # jar: not in the row
     assert overlap("TOOH [D038-r08].", "Trip out of hole") == 3 / 4  # the glossary spells TOOH out
-    assert overlap("[D038-r08].", "anything") == 1.0  # no term to support
+    assert overlap("[D038-r08].", "anything") == 0.0  # no term: nothing the row supports
 
 
 def test_a_sentence_citing_only_an_id_outside_the_prompt_scores_zero():
@@ -49,3 +49,11 @@ def test_without_the_rows_text_the_check_scores_nothing_as_before():
 
 def test_the_prompt_lists_each_row_as_the_evidence_it_is_scored_against():
     assert f"[D038-r08] {EVIDENCE['D038-r08']}" in build_prompt("stuck?", [ROW])[1]["content"]
+
+
+def test_a_cited_sentence_without_any_term_scores_zero_not_one():
+    """Before: '💥🔥☠️ [D039-r01].' scored 1.00 and passed. After: it states nothing to check: 0, flagged."""
+    from ddrsearch.answers.generation import overlap
+
+    assert overlap("\U0001f4a5\U0001f525 [D039-r01].", "Packers failed to set") == 0.0
+    assert overlap("It was the [D039-r01].", "Packers failed to set") == 0.0

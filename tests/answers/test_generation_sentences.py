@@ -98,3 +98,21 @@ def test_no_operation_row_of_the_archive_is_split_inside_a_number_or_a_dotted_ab
             if not any(m.group(0) in s for s in sentences):
                 broken.append((m.group(0), text))
     assert not broken, broken[:5]
+
+
+def test_unicode_end_marks_and_line_separators_end_a_sentence():
+    """Before: '…', '。', '．' and U+2028 did not end a sentence, so an uncited claim after them rode on the
+    citation before. After: each ends one."""
+    assert split_sentences("Packers failed [D039-r01]… the well blew out") == [
+        "Packers failed [D039-r01]…", "the well blew out"]
+    assert split_sentences("Packers failed [D039-r01]。Three crew were hurt") == [
+        "Packers failed [D039-r01]。", "Three crew were hurt"]
+    assert split_sentences("Packers failed [D039-r01]\u2028The well blew out") == [
+        "Packers failed [D039-r01]", "The well blew out"]
+
+
+def test_only_a_citation_after_the_end_mark_stays_with_its_sentence_not_any_bracket():
+    """Before: '[D039-r01]. [Three crew were killed]' was one cited sentence. After: the bracketed claim is its own."""
+    assert split_sentences("Packers failed [D039-r01]. [Three crew were killed]") == [
+        "Packers failed [D039-r01].", "[Three crew were killed]"]
+    assert split_sentences("The pipe became stuck. [D038-r08]") == ["The pipe became stuck. [D038-r08]"]

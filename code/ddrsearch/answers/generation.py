@@ -149,14 +149,15 @@ def overlap(sentence: str, evidence: str) -> float:
     |terms(sentence)|``. A word overlap, not an entailment test: it shows a
     sentence whose words the cited row does not hold (the row does not say
     it), not a row that says the opposite with the same words. A sentence
-    without any term scores 1.
+    without any term (only stop words, emoji, a citation) scores 0: it
+    states nothing the row can be checked against.
 
     >>> overlap("The pipe became stuck [D038-r08].", "2020-11-26 23:30-04:00: became stuck while sliding")
     0.6666666666666666
     """
     terms = _overlap_terms(sentence)
     if not terms:
-        return 1.0
+        return 0.0
     return len(terms & _overlap_terms(evidence)) / len(terms)
 
 
@@ -223,8 +224,10 @@ _NUMBER = r"\d+(?:\.\d+)+|(?<![^\s(<>=±~+\-/@#])\.\d+"
 _DOTTED = r"(?<![^\W_])(?:[^\W\d_]{1,4}\.){2,}"
 _PROTECTED = re.compile(f"{_NUMBER}|(?P<abbr>{_DOTTED})")
 #: After the end mark: closing quotes and brackets, and citations (``stuck. [D038-r08]`` keeps its citation).
-_TAIL = re.compile(r"(?:[\"'\u201d\u2019)]|\s*\[[^\]\n]*\])*")
-_ONLY_CITATIONS = re.compile(r"(?:\s*\[[^\]\n]*\])+\s*[.!?]?\s*")
+_TAIL = re.compile(r"(?:[\"'\u201d\u2019)\u300d]|\s*" + CITATION_RE.pattern + ")*")
+_ONLY_CITATIONS = re.compile(r"(?:\s*" + CITATION_RE.pattern + r")+\s*[.!?]?\s*")
+#: What ends a sentence: ASCII ``.!?``, the ellipsis, and the full-width and ideographic stops and marks.
+_END_MARKS = ".!?\u2026\u3002\uff0e\uff01\uff1f"
 
 
 def _cuts(line: str) -> list[int]:
@@ -238,9 +241,9 @@ def _cuts(line: str) -> list[int]:
             protected[m.end() - 1] = True
     cuts, i = [], 0
     while i < len(line):
-        if line[i] in ".!?":
+        if line[i] in _END_MARKS:
             j = i
-            while j < len(line) and line[j] in ".!?":
+            while j < len(line) and line[j] in _END_MARKS:
                 j += 1
             last = j - 1
             if last in protected and not (protected[last] and re.match(r"\s+[A-Z\"'(\u201c\u2018]", line[j:])):
@@ -274,7 +277,7 @@ def split_sentences(text: str) -> list[str]:
         The sentences, stripped, in order (white space inside each collapsed to single spaces).
     """
     out: list[str] = []
-    for line in strip_controls(text).split("\n"):
+    for line in strip_controls(text).splitlines():  # \n, \r, U+2028, U+2029, ... each end a line
         line = " ".join(line.split())
         if not line:
             continue
