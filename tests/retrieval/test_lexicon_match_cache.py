@@ -41,6 +41,14 @@ def _rewrite(path, matrix) -> None:
     path.with_name(path.name + ".sha256").write_text(hashlib.sha256(buf.getvalue()).hexdigest())
 
 
+def _forged_header(path, rows: int) -> None:
+    """A .npy of a few bytes whose header claims ``rows`` rows (np.load would allocate them), hash beside it."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False, "shape": (rows, DIM)})
+    path.write_bytes(buf.getvalue())
+    path.with_name(path.name + ".sha256").write_text(hashlib.sha256(buf.getvalue()).hexdigest())
+
+
 @pytest.fixture()
 def built(tmp_path):
     first = LexiconMatcher(FakeEmbedder(tmp_path))
@@ -65,6 +73,7 @@ def test_the_cache_is_named_by_the_sha256_of_model_and_texts_and_reused_when_who
     (lambda p, m: _rewrite(p, 3 * m), "not finite unit vectors"),
     (lambda p, m: p.write_bytes(p.read_bytes()[:-8] + b"\x00" * 8), "do not have the SHA-256"),
     (lambda p, m: p.with_name(p.name + ".sha256").unlink(), "without its hash"),
+    (lambda p, m: _forged_header(p, 10**10), "its header says float32 (10000000000,"),  # before: MemoryError
 ])
 def test_a_cache_file_that_is_not_what_it_claims_is_rebuilt_with_a_one_line_note(built, tmp_path, spoil, says):
     """Before: any .npy with the right number of rows was used as the lexicon's vectors (wrong width, dtype,

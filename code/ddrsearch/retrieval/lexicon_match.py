@@ -97,11 +97,20 @@ class LexiconMatcher:
             return None, f"unreadable or without its hash ({type(exc).__name__})"
         if hashlib.sha256(data).hexdigest() != claimed:
             return None, "its bytes do not have the SHA-256 written beside it"
+        dim = self.embedder.dim
+        try:  # the header first: a forged one may claim any shape, and np.load would allocate it
+            buf = io.BytesIO(data)
+            version = np.lib.format.read_magic(buf)
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read_header(buf)
+        except (OSError, ValueError) as exc:
+            return None, f"not a .npy array ({exc})"
+        if dtype != np.float32 or tuple(shape) != (n, dim):
+            return None, f"its header says {dtype} {tuple(shape)}, expected float32 ({n}, {dim})"
         try:
             matrix = np.load(io.BytesIO(data), allow_pickle=False)
         except (OSError, ValueError) as exc:
             return None, f"not a .npy array ({exc})"
-        dim = self.embedder.dim
         if matrix.dtype != np.float32 or matrix.shape != (n, dim):
             return None, f"{matrix.dtype} {matrix.shape}, expected float32 ({n}, {dim})"
         if not np.isfinite(matrix).all() or not np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-3):
