@@ -52,3 +52,30 @@ def test_an_empty_index_path_is_refused_not_read_as_the_default(capsys):
             main(argv)
         err = capsys.readouterr().err
         assert exc.value.code == 2 and "argument --index: " in err and "is empty: give the index folder" in err
+
+
+def test_k_below_one_is_refused_with_the_commands_own_usage(capsys):
+    """Before: 'search stuck -k 0' printed the top-level usage. After: search's own, and the value named."""
+    with pytest.raises(SystemExit) as exc:
+        main(["search", "stuck", "-k", "0"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("usage: ddrsearch search") and "-k must be at least 1, got 0" in err
+
+
+def test_errors_and_warnings_reach_the_terminal_without_escape_sequences(monkeypatch, capsys):
+    """Before: a file named 'bad\\x1b[31mred.pdf' was echoed raw in the skipped-file warning (and a YAML id
+    holding ESC in eval's error), so it could recolour or erase terminal lines. After: stripped."""
+    import warnings
+
+    import ddrsearch.cli.data_commands as data_commands
+    from ddrsearch.errors import DDRSearchError
+
+    def noisy(args):
+        warnings.warn("bad\x1b[31mred.pdf skipped\x1b[2K\x1b[G", UserWarning, stacklevel=1)
+        raise DDRSearchError("id S\x1b[2K\x1b[GOK01 is not valid")
+
+    monkeypatch.setattr(data_commands, "_cmd_env", noisy)
+    assert main(["env"]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert "warning: bad" in err and "red.pdf skipped" in err and "id S" in err and "OK01 is not valid" in err

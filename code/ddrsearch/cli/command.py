@@ -92,10 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(move_dash_query(argv, parser))
     if extra:  # refused with the command's own usage (its options listed), not the top-level one
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
-    if getattr(args, "k", 1) < 1:
-        parser.error(f"-k must be at least 1, got {args.k}")
+    if getattr(args, "k", 1) < 1:  # refused with the command's own usage, as above
+        parser.commands[args.command].error(f"-k must be at least 1, got {args.k}")
     if getattr(args, "width", 20) < 20:
-        parser.error(f"--width must be at least 20, got {args.width}")
+        parser.commands[args.command].error(f"--width must be at least 20, got {args.width}")
     with warnings.catch_warnings():  # one line per warning, without Python's source-line echo
         warnings.showwarning = _show_warning
         try:
@@ -104,12 +104,19 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python's advice: no second error at exit)
             return 1
         except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
-            print(f"ddrsearch {args.command}: {exc}", file=sys.stderr)
+            print(f"ddrsearch {args.command}: {_printable(str(exc))}", file=sys.stderr)
             return 1
 
 
+def _printable(text: str) -> str:
+    """``text`` without control characters or escape sequences (a file name or a question file can hold them)."""
+    from ddrsearch.answers.generation import strip_controls
+
+    return strip_controls(text)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"warning: {message}", file=sys.stderr)
+    print(f"warning: {_printable(str(message))}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover
