@@ -4,7 +4,9 @@
 development question of ``datasets/eval/*.yaml``, as the pipeline ranked them before its
 query path was made faster (BM25 scored without bm25s at query time, RM3 and the candidate
 pool cheaper): report, passage and score. The pipeline must still give those hits in that
-order with those scores (within 1e-9).
+order with those scores, within 1e-6: the passages' float32 vectors, embedded afresh on
+another machine (a clean clone has no embedding cache), move a fused score by up to about
+3e-7 (measured on a clean clone); a scoring change moves them by far more.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from ddrsearch.retrieval.pipeline import build_retriever
 
 RUNS = Path(__file__).parent / "data" / "default_dev_runs.json"
-TOLERANCE = 1e-9
+TOLERANCE = 1e-6
 
 pytestmark = [pytest.mark.data, pytest.mark.model]
 
@@ -71,6 +73,6 @@ def test_the_runs_file_covers_every_development_question():
 
 
 def test_the_default_pipeline_ranks_and_scores_as_recorded(archive):
-    """The in-memory default pipeline gives every dev question the recorded top 76 and scores (within 1e-9)."""
+    """The in-memory default pipeline gives every dev question the recorded top 76 and scores (within TOLERANCE)."""
     retriever = build_retriever("hybrid", archive)
     assert mismatches(retriever.search, expected_runs()) == []
