@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -54,6 +55,50 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def _app_in_chromium(folder, tmp_path, **env_vars):
+    """``ddrsearch app --dir folder`` on a free port (its own index under ``tmp_path``, ``env_vars`` set; a value
+    of ``None`` unsets one) and headless Chromium on its page: yields ``(driver, url)``, then stops both."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PROJECT / "code"), os.environ.get("PYTHONPATH", "")]),
+               DDRSEARCH_INDEX_DIR=str(tmp_path / "index"))
+    for name, value in env_vars.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch", "app", "--dir", str(folder), "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800"):
+        options.add_argument(arg)
+    driver = None
+    try:
+        for _ in range(240):
+            assert proc.poll() is None, f"ddrsearch app exited with status {proc.returncode}"
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        driver = webdriver.Chrome(service=webdriver.ChromeService(str(CHROMEDRIVER)), options=options)
+        driver.get(url)
+        yield driver, url
+    finally:
+        if driver is not None:
+            driver.quit()
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+
+
 @pytest.mark.browser
 @pytest.mark.model
 @pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
@@ -61,7 +106,7 @@ def _free_port() -> int:
 def test_no_request_leaves_the_page_for_a_row_or_an_answer_with_an_image(tmp_path):
     """Before: headless Chromium fetched GET /row-pixel.png as soon as the question was asked, and the answer's
     image after "Write an answer". After: the listener the images point at sees no request; the text shows."""
-    webdriver = pytest.importorskip("selenium.webdriver")
+    pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support import expected_conditions as ec
@@ -77,54 +122,26 @@ def test_no_request_leaves_the_page_for_a_row_or_an_answer_with_an_image(tmp_pat
     folder = tmp_path / "reports"
     folder.mkdir()
     write_report(folder / "DDR_39.pdf", rows)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PROJECT / "code"), os.environ.get("PYTHONPATH", "")]),
-               DDRSEARCH_LLM_URL=f"http://127.0.0.1:{lport}/v1", DDRSEARCH_INDEX_DIR=str(tmp_path / "index"))
-    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch", "app", "--dir", str(folder), "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800"):
-        options.add_argument(arg)
-    driver = None
     try:
-        for _ in range(240):
-            assert proc.poll() is None, f"ddrsearch app exited with status {proc.returncode}"
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        driver = webdriver.Chrome(service=webdriver.ChromeService(str(CHROMEDRIVER)), options=options)
-        driver.get(url)
-        wait = WebDriverWait(driver, 600)
-        box = wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "input[aria-label='Question']")))
-        box.send_keys("pipe became stuck", Keys.ENTER)
-        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".st-key-hit-1")))
-        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
-        time.sleep(2)
-        body = driver.find_element(By.TAG_NAME, "body").text
-        assert listener.fetched == [], listener.fetched  # nothing fetched for the rows
-        assert f"![p](http://127.0.0.1:{lport}/row-pixel.png)" in body and "<img src=" in body
-        button = wait.until(ec.element_to_be_clickable((By.XPATH, "//button[contains(., 'Write an answer')]")))
-        button.click()
-        WebDriverWait(driver, 120).until(lambda d: "answer-pixel.png" in d.find_element(By.TAG_NAME, "body").text)
-        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
-        time.sleep(2)
-        images = [i.get_attribute("src") or "" for i in driver.find_elements(By.TAG_NAME, "img")]
-        assert not [s for s in images if f":{lport}/" in s], images
-        assert listener.fetched == [], listener.fetched
+        with _app_in_chromium(folder, tmp_path, DDRSEARCH_LLM_URL=f"http://127.0.0.1:{lport}/v1") as (driver, _):
+            wait = WebDriverWait(driver, 600)
+            box = wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "input[aria-label='Question']")))
+            box.send_keys("pipe became stuck", Keys.ENTER)
+            wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".st-key-hit-1")))
+            wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+            time.sleep(2)
+            body = driver.find_element(By.TAG_NAME, "body").text
+            assert listener.fetched == [], listener.fetched  # nothing fetched for the rows
+            assert f"![p](http://127.0.0.1:{lport}/row-pixel.png)" in body and "<img src=" in body
+            button = wait.until(ec.element_to_be_clickable((By.XPATH, "//button[contains(., 'Write an answer')]")))
+            button.click()
+            WebDriverWait(driver, 120).until(lambda d: "answer-pixel.png" in d.find_element(By.TAG_NAME, "body").text)
+            wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+            time.sleep(2)
+            images = [i.get_attribute("src") or "" for i in driver.find_elements(By.TAG_NAME, "img")]
+            assert not [s for s in images if f":{lport}/" in s], images
+            assert listener.fetched == [], listener.fetched
     finally:
-        if driver is not None:
-            driver.quit()
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
         listener.shutdown()
         listener.server_close()
 
@@ -137,7 +154,7 @@ def test_the_page_offers_the_pdf_as_a_download_and_its_media_refuse_other_origin
     """Before: "Open page N of the PDF" linked app/static/<file>, served with Access-Control-Allow-Origin: *.
     After: the card and one download button per hit show; no link to app/static; the crop's media URL sends no
     Access-Control-Allow-Origin to another origin."""
-    webdriver = pytest.importorskip("selenium.webdriver")
+    pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support import expected_conditions as ec
@@ -146,29 +163,7 @@ def test_the_page_offers_the_pdf_as_a_download_and_its_media_refuse_other_origin
     folder = tmp_path / "reports"
     folder.mkdir()
     write_report(folder / "DDR_39.pdf", list(STUCK_PIPE_DAY))
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PROJECT / "code"), os.environ.get("PYTHONPATH", "")]),
-               DDRSEARCH_INDEX_DIR=str(tmp_path / "index"))
-    env.pop("DDRSEARCH_LLM_URL", None)
-    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch", "app", "--dir", str(folder), "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800"):
-        options.add_argument(arg)
-    driver = None
-    try:
-        for _ in range(240):
-            assert proc.poll() is None, f"ddrsearch app exited with status {proc.returncode}"
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        driver = webdriver.Chrome(service=webdriver.ChromeService(str(CHROMEDRIVER)), options=options)
-        driver.get(url)
+    with _app_in_chromium(folder, tmp_path, DDRSEARCH_LLM_URL=None) as (driver, _):
         wait = WebDriverWait(driver, 600)
         box = wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "input[aria-label='Question']")))
         box.send_keys("pipe became stuck", Keys.ENTER)
@@ -187,12 +182,3 @@ def test_the_page_offers_the_pdf_as_a_download_and_its_media_refuse_other_origin
         with urllib.request.urlopen(req, timeout=5) as r:
             assert r.status == 200 and r.read().startswith(b"\x89PNG")
             assert "access-control-allow-origin" not in {k.lower() for k in r.headers}
-    finally:
-        if driver is not None:
-            driver.quit()
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
