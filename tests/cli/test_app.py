@@ -31,7 +31,7 @@ def test_the_app_command_checks_its_port_and_binds_to_localhost(capsys, monkeypa
     assert cli_main(["app"]) == 2
     assert "got 'eighty' (--port or DDRSEARCH_APP_PORT)" in capsys.readouterr().err
     cmd = app_command("x.py", 8600)
-    assert cmd[1:4] == ["-m", "streamlit", "run"]
+    assert cmd[1:4] == ["-m", "ddrsearch.app.origin", "run"]  # Streamlit, with no other origin allowed
     pairs = dict(zip(cmd[5::2], cmd[6::2]))
     assert pairs["--server.address"] == "127.0.0.1" and pairs["--server.port"] == "8600"
     assert pairs["--server.headless"] == "true" and pairs["--browser.gatherUsageStats"] == "false"

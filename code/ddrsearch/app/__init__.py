@@ -2,7 +2,8 @@
 
 Modules: ``session`` (reports and the default pipeline loaded once; one
 search explained), ``page`` (the Streamlit page; imports Streamlit),
-``launcher`` (``ddrsearch app``: Streamlit on 127.0.0.1). Nothing here is
+``launcher`` (``ddrsearch app``: Streamlit on 127.0.0.1), ``origin`` (Streamlit
+run with no origin but the page's own allowed). Nothing here is
 imported by the wings before it.
 """
 
@@ -11,6 +12,7 @@ from ddrsearch.imports import lazy_exports
 _EXPORTS = {
     "SearchSession": "session",
     "load_search": "session",
+    "restrict_origins": "origin",
     "serve_app": "launcher",
 }
 

@@ -48,9 +48,11 @@ def app_command(script: str | os.PathLike, port: int) -> list[str]:
     """The ``streamlit run`` command line for ``script`` on 127.0.0.1:``port``.
 
     Headless, no statistics, no file watcher, static serving off and CORS
-    protection on (no origin allowed besides the page's own).
+    protection on; run through :mod:`ddrsearch.app.origin`, so that no origin
+    besides the page's own reaches its WebSocket (Streamlit alone lets any
+    ``localhost`` port through).
     """
-    return [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+    return [sys.executable, "-m", "ddrsearch.app.origin", "run", str(script), "--server.address", "127.0.0.1",
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.enableStaticServing", "false", "--server.enableCORS", "true",
             "--server.fileWatcherType", "none", "--client.toolbarMode", "minimal"]

@@ -1,0 +1,62 @@
+"""Streamlit with the page's own origin as the only one allowed: ``python -m ddrsearch.app.origin run SCRIPT ...``.
+
+Streamlit's server (1.40 and later) lets a WebSocket or a cross-origin request
+through when the origin's *host* is ``localhost`` or ``127.0.0.1``, whatever its
+port (``streamlit.web.server.server_util.is_url_from_allowed_origins``). A page
+that another program serves on this machine could then open the app's
+``/_stcore/stream``, ask questions and read the rows the app answers with.
+This module puts :func:`no_other_origin` in the place of that check in every
+Streamlit server module that holds it (Streamlit lets a same-origin request
+through before it asks), then runs Streamlit's command line with the
+arguments given. If no module holds the check (another Streamlit), it says so
+in one line on standard error and runs Streamlit as it is.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+__all__ = ["CHECK", "no_other_origin", "restrict_origins"]
+
+#: The name of Streamlit's check of an origin's host, replaced in the modules that hold it.
+CHECK = "is_url_from_allowed_origins"
+
+#: Streamlit's server modules that hold :data:`CHECK` (those present are imported and patched).
+_MODULES = ("streamlit.web.server.server_util", "streamlit.web.server.starlette.starlette_websocket",
+            "streamlit.web.server.starlette.starlette_routes", "streamlit.web.server.browser_websocket_handler",
+            "streamlit.web.server.routes")
+
+
+def no_other_origin(url: str) -> bool:
+    """``False`` for every ``url``: an origin other than the page's own is never allowed."""
+    return False
+
+
+def restrict_origins() -> list[str]:
+    """Put :func:`no_other_origin` in place of Streamlit's origin check; return the modules patched (may be empty)."""
+    patched = []
+    for name in _MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if callable(getattr(module, CHECK, None)):
+            setattr(module, CHECK, no_other_origin)
+            patched.append(name)
+    return patched
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Restrict the origins, then run ``streamlit`` with ``argv`` (default: this process's arguments)."""
+    if not restrict_origins():
+        print(f"ddrsearch app: this Streamlit has no {CHECK} to replace: pages of other local ports may reach "
+              "the app's WebSocket", file=sys.stderr)
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]
+    cli.main(prog_name="streamlit")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
