@@ -30,7 +30,7 @@ def test_a_current_naming_a_generation_folder_is_read(index):
 
 @pytest.mark.parametrize("content", [
     "../outside", "/tmp", "gen-000001-1a2b3c/../../outside", "gen-000001-1a2b3c/", "..", "", "x" * 5000,
-    "gen-1-abc", "gen-000001-1A2B3C"])
+    "gen-1-abc", "gen-000001-1A2B3C", "gen-\u0660\u0660\u0660\u0660\u0660\u0661-1a2b3c"])
 def test_a_current_holding_anything_but_a_generation_name_is_refused_naming_the_file_and_the_repair(index, content):
     """Before: CURRENT's text was joined to the index folder as it was ('../outside' read a header outside the
     index). After: anything but gen-NNNNNN-xxxxxx is a SearchIndexError naming CURRENT and how to repair it."""
@@ -54,3 +54,24 @@ def test_a_current_that_is_not_text_is_refused(index):
     (index / "CURRENT").write_bytes(b"\xff\xfe\x00gen")
     with pytest.raises(SearchIndexError, match="cannot be read .*Repair it"):
         current_generation(index)
+
+
+@pytest.mark.parametrize("kind", ["a link", "a folder", "not a regular file"])
+def test_a_current_that_is_a_link_a_folder_or_a_fifo_is_refused_without_reading_it(index, tmp_path, kind):
+    """Before: CURRENT as a folder or a FIFO was taken silently for 'no index', and a CURRENT linked to
+    /etc/passwd put its first line into the error. After: each is a SearchIndexError saying what it is (a FIFO
+    is never opened: reading it would block)."""
+    import os
+
+    pointer = index / "CURRENT"
+    if kind == "a link":
+        secret = tmp_path / "secret.txt"
+        secret.write_text("root:x:0:0:root")
+        pointer.symlink_to(secret)
+    elif kind == "a folder":
+        pointer.mkdir()
+    else:
+        os.mkfifo(pointer)
+    with pytest.raises(SearchIndexError) as exc:
+        current_generation(index)
+    assert f"The index pointer {pointer} is {kind}" in str(exc.value) and "root:x" not in str(exc.value)

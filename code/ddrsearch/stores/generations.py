@@ -198,7 +198,7 @@ def read_passages(path: Path) -> list[Passage]:
 
 
 #: What ``CURRENT`` may hold: the name :func:`write_generation` gives a generation folder.
-GENERATION_NAME_RE = re.compile(r"gen-\d{6,}-[0-9a-f]{6}")
+GENERATION_NAME_RE = re.compile(r"gen-[0-9]{6,}-[0-9a-f]{6}")  # ASCII digits only (\d takes any script's)
 
 #: The longest ``CURRENT`` read (a generation name is 17 characters; more is not a pointer).
 _POINTER_MAX_BYTES = 256
@@ -228,9 +228,10 @@ def _pointed_name(index_dir: Path, pointer: Path) -> str:
 def current_generation(index_dir: str | os.PathLike) -> Generation | None:
     """The generation ``CURRENT`` names, or ``None`` when the folder holds no index.
 
-    ``CURRENT`` is not trusted: it must hold a generation name
-    (:data:`GENERATION_NAME_RE`: no path separator, no ``..``) of a folder
-    (not a symbolic link) inside ``index_dir``.
+    ``CURRENT`` is not trusted: it must be a regular file (not a link, a
+    folder or a FIFO) holding a generation name (:data:`GENERATION_NAME_RE`:
+    ASCII digits, no path separator, no ``..``) of a folder (not a symbolic
+    link) inside ``index_dir``.
 
     Raises:
         SearchIndexError: ``CURRENT`` holds anything else (the message names the file and how to repair it),
@@ -238,8 +239,14 @@ def current_generation(index_dir: str | os.PathLike) -> Generation | None:
     """
     index_dir = Path(index_dir)
     pointer = index_dir / _POINTER
-    if not pointer.is_file():
+    if not os.path.lexists(pointer):
         return None
+    if pointer.is_symlink() or not pointer.is_file():  # a link, a folder, a FIFO (never opened: it would block)
+        kind = "a link" if pointer.is_symlink() else "a folder" if pointer.is_dir() else "not a regular file"
+        raise SearchIndexError(
+            f"The index pointer {pointer} is {kind}, not the small text file an index keeps. Repair it: remove it "
+            f"and write the name of one of the index's gen-NNNNNN-xxxxxx folders into a new {pointer}, or delete "
+            f"{index_dir} and rebuild it with: ddrsearch index build")
     name = _pointed_name(index_dir, pointer)
     folder = index_dir / name
     try:
