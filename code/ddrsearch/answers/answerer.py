@@ -197,6 +197,10 @@ class SupportRow:
         return f"{self.date.isoformat()} {self.start}-{self.end or '?'}"
 
 
+#: The most characters of the question a card echoes (a longer one ends with " [...]").
+QUESTION_ECHO_CHARS = 300
+
+
 @dataclass
 class AnswerCard:
     """The extractive answer to one question.
@@ -260,7 +264,12 @@ class AnswerCard:
         def plain(text: str) -> str:
             return " ".join(strip_controls(text).split())
 
-        lines = [f"Q: {plain(self.question)}"]
+        from ddrsearch.retrieval.base import cut_query
+
+        asked, cut = cut_query(plain(self.question))  # echoed as searched: a 20,000-word question is not
+        if cut or len(asked) > QUESTION_ECHO_CHARS:  # printed whole
+            asked = asked[:QUESTION_ECHO_CHARS] + " [...]"
+        lines = [f"Q: {asked}"]
         if self.note:
             lines += textwrap.wrap(plain(self.note), width)
         if not self.found:
