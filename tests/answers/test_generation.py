@@ -152,3 +152,30 @@ def test_llm_url_without_a_host_is_refused_at_once(url):
 
     with pytest.raises(GenerationError, match="is not an http"):  # before: tried "http:/chat/completions"
         llm_config({"DDRSEARCH_LLM_URL": url})
+
+
+def test_a_reply_over_the_byte_limit_is_refused_not_read_whole(monkeypatch):
+    """Before: chat() read the endpoint's reply whatever its size. After: over MAX_REPLY_BYTES it stops reading
+    and raises a GenerationError saying the limit."""
+    import io
+
+    from ddrsearch.answers import generation
+    from ddrsearch.answers.generation import MAX_REPLY_BYTES, GenerationError, LLMConfig, chat
+
+    read = []
+
+    class _Huge(io.RawIOBase):
+        def read(self, n=-1):
+            read.append(n)
+            return b"x" * (MAX_REPLY_BYTES + 1 if n == -1 else n)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(generation.urllib.request, "urlopen", lambda request, timeout: _Huge())
+    with pytest.raises(GenerationError, match=f"more than {MAX_REPLY_BYTES:,} bytes"):
+        chat([{"role": "user", "content": "q"}], LLMConfig(url="http://127.0.0.1:9/v1"))
+    assert read == [MAX_REPLY_BYTES + 1]

@@ -161,13 +161,18 @@ def overlap(sentence: str, evidence: str) -> float:
     return len(terms & _overlap_terms(evidence)) / len(terms)
 
 
+#: The most bytes of an endpoint's reply read (a reply of a few cited sentences is a few kilobytes).
+MAX_REPLY_BYTES = 1_000_000
+
+
 def chat(messages: list[dict], config: LLMConfig) -> str:
     """Send ``messages`` to the endpoint and return the answer text.
 
     Raises:
         GenerationError: one line saying what went wrong: no answer within
             ``config.timeout`` seconds, the server could not be reached, an
-            HTTP error status, or a reply not in the chat completions format.
+            HTTP error status, a reply over :data:`MAX_REPLY_BYTES`, or a reply not in the chat
+            completions format.
     """
     body = json.dumps({"model": config.model, "messages": messages, "temperature": 0}).encode("utf-8")
     request = urllib.request.Request(
@@ -177,7 +182,7 @@ def chat(messages: list[dict], config: LLMConfig) -> str:
     where = f"{config.url}/chat/completions"
     try:
         with urllib.request.urlopen(request, timeout=config.timeout) as response:
-            payload = response.read()
+            payload = response.read(MAX_REPLY_BYTES + 1)
     except urllib.error.HTTPError as exc:
         raise GenerationError(f"LLM endpoint {where} answered HTTP {exc.code} ({exc.reason}).") from None
     except TimeoutError:
@@ -188,6 +193,9 @@ def chat(messages: list[dict], config: LLMConfig) -> str:
         raise GenerationError(f"LLM endpoint {where} could not be reached ({exc.reason}).") from None
     except OSError as exc:
         raise GenerationError(f"LLM endpoint {where} failed ({exc}).") from None
+    if len(payload) > MAX_REPLY_BYTES:
+        raise GenerationError(f"LLM endpoint {where} answered more than {MAX_REPLY_BYTES:,} bytes, the most a reply "
+                              "may have (an answer of a few sentences is under 10,000); not read further.")
     try:
         content = json.loads(payload)["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
