@@ -35,10 +35,10 @@ def test_every_streamlit_module_holding_the_origin_check_gets_the_strict_one(mon
     assert not no_other_origin("http://localhost:9999") and not no_other_origin("http://127.0.0.1:8501")
 
 
-def _upgrade(port: int, origin: str) -> int:
-    """The HTTP status of a WebSocket upgrade of the app's /_stcore/stream sent with ``origin``."""
+def _upgrade(port: int, origin: str, host: str = "127.0.0.1") -> int:
+    """The HTTP status of a WebSocket upgrade of the app's /_stcore/stream sent with ``origin`` to ``host``."""
     key = base64.b64encode(os.urandom(16)).decode()
-    request = (f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+    request = (f"GET /_stcore/stream HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
                f"Sec-WebSocket-Protocol: streamlit\r\nOrigin: {origin}\r\n\r\n")
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
@@ -50,7 +50,8 @@ def _upgrade(port: int, origin: str) -> int:
 @pytest.mark.data
 def test_a_page_of_another_local_port_cannot_open_the_apps_websocket(tmp_path):
     """Before: a page on http://localhost:8766 opened the app's WebSocket and read the rows of its answers.
-    After: an upgrade from another port's origin is refused (403); the page's own origin still connects (101)."""
+    After: an upgrade from another port's origin, or from a page re-pointed at 127.0.0.1 (its own name as Host),
+    is refused (403); the page's own origin still connects (101)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -67,8 +68,11 @@ def test_a_page_of_another_local_port_cannot_open_the_apps_websocket(tmp_path):
             except OSError:
                 time.sleep(0.5)
         assert _upgrade(port, f"http://127.0.0.1:{port}") == 101
+        assert _upgrade(port, f"http://localhost:{port}", host="localhost") == 101
         for other in ("http://localhost:8766", f"http://127.0.0.1:{port + 1}", "http://evil.example"):
             assert _upgrade(port, other) == 403, other
+        # DNS rebinding: a page of evil.example re-pointed at 127.0.0.1 sends its own name as Host and Origin
+        assert _upgrade(port, f"http://evil.example:{port}", host="evil.example") == 403
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)

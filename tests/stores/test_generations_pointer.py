@@ -75,3 +75,22 @@ def test_a_current_that_is_a_link_a_folder_or_a_fifo_is_refused_without_reading_
     with pytest.raises(SearchIndexError) as exc:
         current_generation(index)
     assert f"The index pointer {pointer} is {kind}" in str(exc.value) and "root:x" not in str(exc.value)
+
+
+@pytest.mark.parametrize("kind", ["a FIFO", "a link to a header outside", "a link to /dev/zero"])
+def test_a_header_that_is_a_fifo_or_a_link_is_refused_without_blocking_or_reading_it(index, tmp_path, kind):
+    """Before: a header.json that was a FIFO blocked current_generation() for ever, a link to /dev/zero filled
+    the memory, and a link to a header outside the index was read. After: each is refused as damaged, at once."""
+    import os
+
+    (index / "CURRENT").write_text(GOOD)
+    header = index / GOOD / "header.json"
+    header.unlink()
+    if kind == "a FIFO":
+        os.mkfifo(header)
+    elif kind == "a link to /dev/zero":
+        header.symlink_to("/dev/zero")
+    else:
+        header.symlink_to(tmp_path / "outside" / "header.json")
+    with pytest.raises(SearchIndexError, match="is damaged"):
+        current_generation(index)

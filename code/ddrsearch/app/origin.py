@@ -1,14 +1,16 @@
 """Streamlit with the page's own origin as the only one allowed: ``python -m ddrsearch.app.origin run SCRIPT ...``.
 
-Streamlit's server (1.40 and later) lets a WebSocket or a cross-origin request
+Streamlit's server (1.67, the one installed here) lets a WebSocket or a cross-origin request
 through when the origin's *host* is ``localhost`` or ``127.0.0.1``, whatever its
 port (``streamlit.web.server.server_util.is_url_from_allowed_origins``). A page
 that another program serves on this machine could then open the app's
 ``/_stcore/stream``, ask questions and read the rows the app answers with.
 This module puts :func:`no_other_origin` in the place of that check in every
 Streamlit server module that holds it (Streamlit lets a same-origin request
-through before it asks), then runs Streamlit's command line with the
-arguments given. If no module holds the check (another Streamlit), it says so
+through before it asks), answers only the Host names 127.0.0.1 and localhost
+(:data:`ALLOWED_HOSTS`: a page re-pointed at this machine by DNS rebinding
+sends its own name), then runs Streamlit's command line with the arguments
+given. If no module holds the check (another Streamlit), it says so
 in one line on standard error and runs Streamlit as it is.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-__all__ = ["CHECK", "no_other_origin", "restrict_origins"]
+__all__ = ["ALLOWED_HOSTS", "CHECK", "host_options", "no_other_origin", "restrict_origins"]
 
 #: The name of Streamlit's check of an origin's host, replaced in the modules that hold it.
 CHECK = "is_url_from_allowed_origins"
@@ -47,14 +49,35 @@ def restrict_origins() -> list[str]:
     return patched
 
 
+#: The Host headers the server answers (Streamlit's ``server.allowedHosts``; ports are ignored): a page whose
+#: name was re-pointed at 127.0.0.1 (DNS rebinding) sends its own name and is refused.
+ALLOWED_HOSTS = ("127.0.0.1", "localhost")
+
+
+def host_options() -> list[str]:
+    """``--server.allowedHosts`` for each of :data:`ALLOWED_HOSTS`, or ``[]`` for a Streamlit without the option."""
+    from streamlit import config
+
+    try:
+        config.get_option("server.allowedHosts")
+    except RuntimeError:
+        return []
+    return [arg for host in ALLOWED_HOSTS for arg in ("--server.allowedHosts", host)]
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Restrict the origins, then run ``streamlit`` with ``argv`` (default: this process's arguments)."""
+    """Restrict the origins and hosts, then run ``streamlit`` with ``argv`` (default: this process's arguments)."""
     if not restrict_origins():
         print(f"ddrsearch app: this Streamlit has no {CHECK} to replace: pages of other local ports may reach "
               "the app's WebSocket", file=sys.stderr)
+    hosts = host_options()
+    if not hosts:
+        print("ddrsearch app: this Streamlit has no server.allowedHosts: a page re-pointed at 127.0.0.1 (DNS "
+              "rebinding) may reach the app", file=sys.stderr)
     from streamlit.web import cli
 
-    sys.argv = ["streamlit", *(sys.argv[1:] if argv is None else argv)]
+    args = list(sys.argv[1:] if argv is None else argv)
+    sys.argv = ["streamlit", *args, *(hosts if args[:1] == ["run"] else [])]
     cli.main(prog_name="streamlit")
 
 

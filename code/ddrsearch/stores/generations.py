@@ -39,6 +39,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import sys
 import threading
 import time
@@ -204,13 +205,41 @@ GENERATION_NAME_RE = re.compile(r"gen-[0-9]{6,}-[0-9a-f]{6}")  # ASCII digits on
 _POINTER_MAX_BYTES = 256
 
 
+#: The largest header.json read (an archive's header is a few kilobytes per report).
+_HEADER_MAX_BYTES = 64 * 1024 * 1024
+
+
+def _read_regular(path: Path, max_bytes: int, *, refuse_longer: bool = True) -> bytes:
+    """The bytes of ``path``, a regular file that is not a link, at most ``max_bytes`` of them.
+
+    With ``refuse_longer=False`` a longer file gives its first ``max_bytes + 1``
+    bytes (the caller says what is wrong with it) instead of an error.
+
+    Opened without following a link and without blocking (a FIFO would), then
+    checked with ``fstat``, so a link, a FIFO or a device is refused as it is.
+
+    Raises:
+        OSError: it cannot be opened, is a link (``ELOOP``), is not a regular file, or is over ``max_bytes``.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes and refuse_longer:
+        raise OSError(f"{path.name} is over {max_bytes:,} bytes")
+    return data
+
+
 def _pointed_name(index_dir: Path, pointer: Path) -> str:
     """The generation name ``CURRENT`` holds, checked: a name of :data:`GENERATION_NAME_RE`, a folder of ``index_dir``."""
     repair = (f"Repair it: write the name of one of the index's gen-NNNNNN-xxxxxx folders into {pointer} (the "
               f"newest whole one), or delete {index_dir} and rebuild it with: ddrsearch index build")
     try:
-        with open(pointer, "rb") as fh:
-            raw = fh.read(_POINTER_MAX_BYTES + 1)
+        raw = _read_regular(pointer, _POINTER_MAX_BYTES, refuse_longer=False)  # a link or FIFO swapped in: refused
         name = raw.decode("utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise SearchIndexError(f"The index pointer {pointer} cannot be read ({exc}). {repair}") from None
@@ -250,8 +279,7 @@ def current_generation(index_dir: str | os.PathLike) -> Generation | None:
     name = _pointed_name(index_dir, pointer)
     folder = index_dir / name
     try:
-        with open(folder / "header.json", encoding="utf-8") as fh:
-            header = json.load(fh)
+        header = json.loads(_read_regular(folder / "header.json", _HEADER_MAX_BYTES).decode("utf-8"))
     except (OSError, ValueError) as exc:
         raise SearchIndexError(f"The index {index_dir} is damaged ({exc}); rebuild it with: ddrsearch index build") from None
     if not isinstance(header, dict) or not isinstance(header.get("settings"), dict) \
