@@ -218,6 +218,12 @@ def join_words(words: Iterable[Word]) -> str:
     return " ".join(w.text for w in words)
 
 
+def unreadable_pages(path: str | os.PathLike, exc: Exception) -> CorruptPDFError:
+    """The error for a file whose pages PyMuPDF raised ``exc`` on (its own types: FzErrorFormat, RuntimeError...)."""
+    return CorruptPDFError(f"{path}: PyMuPDF could not read its pages ({type(exc).__name__}). Not read; fetch or "
+                           "copy the file again, or leave it out.", path)
+
+
 def open_pdf(path: str | os.PathLike, *, require_text: bool = True,
              clock: ReadClock | None = None) -> pymupdf.Document:
     """Open a PDF with PyMuPDF after checking that it is a readable, unencrypted PDF with text.
@@ -308,9 +314,7 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True,
         raise
     except Exception as exc:  # PyMuPDF's own types (FzErrorFormat, RuntimeError...) on a hostile stream
         doc.close()
-        raise CorruptPDFError(
-            f"{path}: PyMuPDF could not read its pages ({type(exc).__name__}). Not read; fetch or copy the "
-            "file again, or leave it out.", path) from exc
+        raise unreadable_pages(path, exc) from exc
     if require_text and not has_text:
         n = doc.page_count
         doc.close()

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 from ddrsearch.data.folders import FETCH_COMMAND
 from ddrsearch.data.manifest import FILE_NAME_RE
 from ddrsearch.errors import (
-    CorruptPDFError,
     DataNotFoundError,
     DDRSearchError,
     DuplicateReportError,
@@ -61,6 +60,7 @@ from ddrsearch.reading.pdf import (
     open_pdf,
     page_text,
     page_words,
+    unreadable_pages,
 )
 
 if TYPE_CHECKING:
@@ -262,10 +262,7 @@ def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 2
     except DDRSearchError:
         raise
     except Exception as exc:  # PyMuPDF raises its own types (FzErrorFormat, RuntimeError...) on a hostile stream
-        raise CorruptPDFError(
-            f"{path}: PyMuPDF could not read its pages ({type(exc).__name__}: "
-            f"{''.join(c if c.isprintable() else '?' for c in str(exc))[:200]}). Not read; fetch or copy the file again, or leave it out.",
-            path) from exc
+        raise unreadable_pages(path, exc) from exc
     finally:
         doc.close()
     well, phase, number, date = _identity(path, scan)
