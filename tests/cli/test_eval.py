@@ -342,3 +342,14 @@ def test_a_shipped_set_against_your_own_manifest_says_so_in_one_line(tmp_path, c
     assert "\n" not in err and "not a report in the manifest" not in err
     assert err.startswith("ddrsearch eval: the shipped question set 'plain' judges the FORGE archive's reports")
     assert f"(DDRSEARCH_MANIFEST={mine}) lacks 76 of its 76. Unset DDRSEARCH_MANIFEST" in err
+
+
+@pytest.mark.data
+def test_evidence_of_a_method_that_finds_no_relevant_report_is_named_not_nan(archive_folder, capsys):
+    """keyword search finds no relevant report for any zero-overlap question: evidence@5 printed NaN; now n/a, said why."""
+    assert main(["eval", "plain", "--split", "dev", "--methods", "keyword,bm25", "--corpus", "archive"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("\n\n")[1]
+    assert "NaN" not in out and "nan" not in table
+    assert table.splitlines()[2].split()[0] == "keyword" and table.splitlines()[2].split()[-1] == "n/a"
+    assert "evidence@5 n/a: keyword put no relevant report in any top 5" in out

@@ -91,3 +91,13 @@ def test_show_takes_corpus_and_names_the_nearest_reports_for_one_not_searched(tm
             "searched are D002 to D076 and the completion report searched is C003)") in capsys.readouterr().err
     assert main(["show", "C040", "--row", "1"]) == 1
     assert "(nearest: C003, D040, D039;" in capsys.readouterr().err
+
+
+def test_show_without_a_row_names_a_report_that_is_not_there_first(tmp_path, capsys, monkeypatch, archive_folder):
+    """``show C009`` asked for the row; it says first that C009 is not among the reports, and where the PNG went."""
+    assert main(["show", "C009"]) != 0  # before: "give the row ... (not 'C009' alone)"
+    err = capsys.readouterr().err
+    assert "'C009' is not among the 76 reports" in err and "give the row" not in err
+    monkeypatch.chdir(tmp_path)
+    assert main(["show", "D038-r08"]) == 0
+    assert f"Wrote {tmp_path.resolve() / 'D038-r08.png'}." in capsys.readouterr().out  # the full path, not 'D038-r08.png'

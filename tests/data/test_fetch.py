@@ -139,3 +139,21 @@ def test_fetch_offline_hint_not_given_when_some_downloads_worked(tmp_path, archi
         fetch_archive(tmp_path / "dest", base_url=served.as_uri() + "/", only=sample, progress=False)
     assert "3 fetched" in str(exc.value)
     assert "Every download failed" not in str(exc.value)
+
+
+def test_offline_fetch_gives_the_hint_first_and_the_shared_failure_once(tmp_path, monkeypatch):
+    """Offline, ``make data`` printed 76 FAILED lines and then the hint; the hint comes first, the failure once."""
+    import urllib.request
+
+    def no_network(*args, **kwargs):
+        raise urllib.error.URLError("[Errno -2] Name or service not known")
+
+    monkeypatch.delenv("DDRSEARCH_MIRROR", raising=False)
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    with pytest.raises(FetchError) as info:
+        fetch_archive(tmp_path, progress=False)
+    text = str(info.value)
+    assert text.startswith("Every download failed: without internet")
+    assert text.count("Name or service not known") == 1 and "FAILED     76 files, each: download from" in text
+    assert all(name[len("FORGE-16A-78-32_"):] in text for name in info.value.report.failed)  # every file still named
+    assert len(info.value.report.failed) == 76

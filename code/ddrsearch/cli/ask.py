@@ -103,6 +103,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         report, row = resolve_row_id(f"{rid[1].upper()}{int(rid[2]):03d}-r{int(rid[3]):02d}", reports)
     else:
         if args.row is None:
+            report = find_report(args.report, reports)  # a report that is not there is said first
             print(f"ddrsearch show: give the row, either as --row N or as a row id such as D038-r08 "
                   f"(not {args.report!r} alone)", file=sys.stderr)
             return 2
@@ -124,7 +125,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     check = verify_row(report, row)
     print(f"[{row_id(report, row)}] {report.file_name}, page {row.page}, {row.start}-{row.end or '?'}")
     print(f'"{row.operations}"')
-    print(f"Wrote {out}. Quotation checked against the PDF: "
+    print(f"Wrote {out.resolve()}. Quotation checked against the PDF: "
           + ("verbatim." if check.ok else f"NOT found: {'; '.join(check.missing)}"))
     return 0 if check.ok else 1
 

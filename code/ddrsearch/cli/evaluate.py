@@ -217,7 +217,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         left_out = f" ({n_unanswerable} unanswerable ones left out)" if n_unanswerable else ""
         print(f"{name}: {len(questions)} answerable questions over {len(reports)} reports, k = {args.k}{left_out}\n")
-        print(table.to_string(float_format="{:.3f}".format))
+        print(table.to_string(float_format="{:.3f}".format, na_rep="n/a"))
+        no_evidence = [m for m, v in agreement.items() if pd.isna(v)]
+        if no_evidence:  # no relevant report in any top k: no shown row to check (not a score of zero)
+            print(f"evidence@{args.k} n/a: {', '.join(no_evidence)} put no relevant report in any top {args.k}, "
+                  "so there is no shown row to check.")
         intervals = _print_intervals(results, args.k, baseline, len(questions))
         for by in args.by:
             for metric in (f"recall@{args.k}", f"hit@{args.k}"):

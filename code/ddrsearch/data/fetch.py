@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import textwrap
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -104,8 +105,17 @@ class FetchReport:
             f"{self.folder}: {len(self.present)} already present, {len(self.fetched)} fetched, "
             f"{len(self.failed)} failed, {len(self.changed)} changed locally, {len(self.unexpected)} unexpected."
         ]
+        groups: dict[str, list[str]] = {}  # the same failure for many files (no network) is said once
         for name, why in sorted(self.failed.items()):
-            lines.append(f"  FAILED     {name}: {why}")
+            groups.setdefault(why.replace(name, "<file>"), []).append(name)
+        for why, names in groups.items():
+            if len(names) <= 3:
+                lines.extend(f"  FAILED     {name}: {why.replace('<file>', name)}" for name in names)
+                continue
+            prefix = os.path.commonprefix(names)  # noqa: RUF071 (file names: the characters they share)
+            lines.append(f"  FAILED     {len(names)} files, each: {why}")
+            lines.extend(textwrap.wrap(f"{prefix}... : " + ", ".join(n[len(prefix):] for n in names), width=110,
+                                       initial_indent=" " * 13, subsequent_indent=" " * 13, break_on_hyphens=False))
         for name in self.changed:
             lines.append(
                 f"  CHANGED    {name}: its SHA-256 differs from the manifest; kept as it is. "
@@ -245,7 +255,8 @@ def fetch_archive(
             why.startswith("download from") for why in report.failed.values())
         hint = ("\nEvery download failed: without internet, copy the reports from a local copy with "
                 "ddrsearch fetch --mirror FOLDER (or DDRSEARCH_MIRROR=FOLDER make data).") if offline else ""
-        raise FetchError("Fetching the reports did not complete:\n" + report.summary() + hint, report=report)
+        raise FetchError(hint.lstrip("\n") + "\nFetching the reports did not complete:\n" + report.summary()
+                         if hint else "Fetching the reports did not complete:\n" + report.summary(), report=report)
     return report
 
 
