@@ -126,7 +126,7 @@ def hidden_prose(nb, *, limit: int = HIDDEN_PROSE_WORDS) -> list[str]:
 # --- how long a chapter reads ----------------------------------------------------------------
 
 #: The most words of Markdown prose a numbered chapter may hold: what a reader finishes in one
-#: sitting (about 3,000 words, issue 24). Secondary material goes to an appendix or is folded.
+#: sitting. Secondary material goes to an appendix (with a cross-reference) or is folded.
 CHAPTER_PROSE_WORDS = 3000
 
 _FRONT_MATTER_RE = re.compile(r"\A\s*---\n.*?\n---[ \t]*(\n|\Z)", re.S)

@@ -86,7 +86,7 @@ LEVERS: dict[str, dict] = {
 RIG_TERMS: dict = {"rig_terms": True}
 
 
-#: The variants tried for plain-English questions (issue 23), each alone over the
+#: The variants tried for plain-English questions, each alone over the
 #: default pipeline on the pooled development questions of the archive and
 #: zero-overlap sets: name -> options over the default, each as it was tried.
 #: The lexicon variants come from before the lexicon's gate (``lexicon_gate:
@@ -147,8 +147,7 @@ def adapted_embedder(recipe: str, reports: Sequence[Report], embedder: Embedder)
     Returns:
         The :class:`~ddrsearch.retrieval.adaptation.AdaptedEmbedder`; its
         ``pairs`` attribute holds the number of training pairs, its
-        ``adapter_sha256`` the hash of its matrix. Trained anew at each call
-        (minutes on two cores for ``"lexicon+rows"``).
+        ``adapter_sha256`` the hash of its matrix. Trained anew at each call.
 
     Raises:
         ValueError: ``recipe`` is not one of :data:`ADAPTER_RECIPES`.
