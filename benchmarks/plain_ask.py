@@ -18,7 +18,8 @@ a per-question rule (answer when the support reaches the threshold *or* the
 best candidate's cosine stands out from the median of the ``k`` candidates' by
 a margin chosen on the pooled questions), each with balanced accuracy per set
 and the paired bootstrap interval of its change (questions resampled within
-answerable and unanswerable, 2000 draws, seed 0).
+answerable and unanswerable, 2000 draws, seed 0); the rules and the table are
+``ddrsearch.answers.refusals``.
 
 ``--support`` tries support scores that do not count the question's own words
 (:data:`SUPPORT_VARIANTS`), one at a time, on the same development questions:
@@ -46,69 +47,10 @@ import numpy as np
 import pandas as pd
 
 from ddrsearch.answers.answerer import ANSWER_THRESHOLD, Answerer, calibrate_threshold, search_words
+from ddrsearch.answers.refusals import balanced_accuracy, paired_change, refusal_scores, refusal_table
 from ddrsearch.data.folders import archive_dir
 from ddrsearch.evaluation.questionfiles import load_questions
 from ddrsearch.reading.report import load_archive
-
-#: Cosine-margin cut-offs tried by ``--refusal`` (the best on the pooled dev questions is reported).
-MARGINS = (0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.10, 0.12)
-
-
-def balanced(answered: np.ndarray, answerable: np.ndarray) -> float:
-    """Half the share of answerable questions answered plus half the share of unanswerable ones refused."""
-    return (answered[answerable].mean() + (~answered[~answerable]).mean()) / 2
-
-
-def paired_interval(new: np.ndarray, old: np.ndarray, answerable: np.ndarray, n: int = 2000,
-                    seed: int = 0) -> tuple[float, float, float]:
-    """Balanced-accuracy change of ``new`` over ``old`` and its 95% percentile-bootstrap interval."""
-    rng = np.random.default_rng(seed)
-    a, u = np.flatnonzero(answerable), np.flatnonzero(~answerable)
-    diffs = []
-    for _ in range(n):
-        i = np.concatenate([rng.choice(a, len(a)), rng.choice(u, len(u))])
-        diffs.append(balanced(new[i], answerable[i]) - balanced(old[i], answerable[i]))
-    low, high = np.percentile(diffs, [2.5, 97.5])
-    return balanced(new, answerable) - balanced(old, answerable), float(low), float(high)
-
-
-def refusal_scores(answerer: Answerer, reports) -> pd.DataFrame:
-    """Per development question of the archive and zero-overlap sets: its set, whether it is answerable,
-    its best support and its cosine margin (the best candidate's cosine minus the median of the ``k``)."""
-    rows = []
-    for set_name in ("archive", "plain"):
-        for q in load_questions(set_name, reports=reports).split("dev").questions:
-            card = answerer.ask(q.question)
-            cos = [c.cosine for c in card.candidates] or [0.0]
-            rows.append({"set": set_name, "answerable": q.answerable, "support": card.support,
-                         "margin": max(cos) - float(np.median(cos))})
-    return pd.DataFrame(rows)
-
-
-def refusal_table(scores: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
-    """Balanced accuracy per set (archive, plain, pooled) of the rule today and of the two tried.
-
-    Returns:
-        ``(table, pooled threshold, margin cut-off)``: one row per rule and set with the balanced
-        accuracy today and under the rule, its paired change with its 95% interval, and the shares of
-        answerable and unanswerable questions refused under the rule.
-    """
-    sets, ans = scores["set"].to_numpy(), scores["answerable"].to_numpy(bool)
-    support, margin = scores["support"].to_numpy(), scores["margin"].to_numpy()
-    pooled_t = calibrate_threshold(support[ans], support[~ans])
-    old = support >= ANSWER_THRESHOLD
-    best = max(MARGINS, key=lambda m: (balanced(old | (margin >= m), ans), -m))
-    every = {"archive": sets == "archive", "plain": sets == "plain", "pooled": np.ones(len(sets), bool)}
-    rows = []
-    for label, new in ((f"threshold {pooled_t:.3f} (pooled dev)", support >= pooled_t),
-                       (f"or cosine margin >= {best:.2f}", old | (margin >= best))):
-        for s, mask in every.items():
-            gain, low, high = paired_interval(new[mask], old[mask], ans[mask])
-            rows.append({"rule": label, "set": s, "today": balanced(old[mask], ans[mask]),
-                         "rule BA": balanced(new[mask], ans[mask]), "change": gain, "low": low, "high": high,
-                         "answerable refused": (~new[mask & ans]).mean(),
-                         "unanswerable refused": (~new[mask & ~ans]).mean()})
-    return pd.DataFrame(rows).set_index(["rule", "set"]), pooled_t, best
 
 
 def refusal_study(answerer: Answerer, reports) -> None:
@@ -280,12 +222,12 @@ def support_table(scores: pd.DataFrame) -> pd.DataFrame:
             t = calibrate_threshold(x[ans], x[~ans])
             fits = {"in-sample": (x >= t, t), "5-fold": (cv_threshold_rule(x, ans, fold), float("nan"))}
         for fit, (new, t) in fits.items():
-            changes = {s: paired_interval(new[m], old[m], ans[m]) for s, m in every.items()}
+            changes = {s: paired_change(new[m], old[m], ans[m]) for s, m in every.items()}
             kept = changes["pooled"][1] > 0 and changes["archive"][2] >= 0
             for s, mask in every.items():
                 gain, low, high = changes[s]
                 rows.append({"variant": name, "fit": fit, "set": s, "threshold": t,
-                             "today": balanced(old[mask], ans[mask]), "variant BA": balanced(new[mask], ans[mask]),
+                             "today": balanced_accuracy(old[mask], ans[mask]), "variant BA": balanced_accuracy(new[mask], ans[mask]),
                              "change": gain, "low": low, "high": high,
                              "answerable refused": (~new[mask & ans]).mean(),
                              "unanswerable refused": (~new[mask & ~ans]).mean(),

@@ -7,7 +7,8 @@ chapter 9, the dense leg alone and BM25 with expansion, then the default with
 one lever switched on (definition-mediated expansion through the drilling
 lexicon, query-adaptive fusion, document-side expansion with the lexicon's
 plain words, the activity group as a signal, the linear adapter trained on the
-lexicon's own pairs), and prints hit@5, MRR and NDCG@5 with 95%
+lexicon's own pairs; the variants are
+``ddrsearch.evaluation.leverbench.PLAIN_VARIANTS``), and prints hit@5, MRR and NDCG@5 with 95%
 bootstrap intervals and each method's paired NDCG@5 gain over the default.
 Run it on ``--split dev`` while choosing; the held-out split is looked at once.
 """
@@ -24,72 +25,18 @@ import pandas as pd
 
 from ddrsearch.data.folders import archive_dir
 from ddrsearch.evaluation.evaluate import breakdown, evaluate_retriever
-from ddrsearch.evaluation.leverbench import PLAIN, LeverBench
+from ddrsearch.evaluation.leverbench import ADAPTER_RECIPES, PLAIN, PLAIN_VARIANTS, LeverBench, adapted_embedder
 from ddrsearch.evaluation.questionfiles import load_questions
 from ddrsearch.evaluation.significance import comparison_table
 from ddrsearch.reading.report import load_archive
 from ddrsearch.retrieval.pipeline import DEFAULT_LEVERS, DEFAULT_WEIGHT, build_retriever
-
-#: name -> options over the default pipeline, each as it was tried: the lexicon variants before the lexicon's gate
-#: existed (``lexicon_gate: None``), adaptive fusion over the default of that day, without the lexicon.
-LEVERS = {
-    "lexicon 0.3": {"lexicon": 0.3, "lexicon_k": 3, "lexicon_gate": None},
-    "lexicon 0.6": {"lexicon": 0.6, "lexicon_k": 3, "lexicon_gate": None},
-    "lexicon 1.0": {"lexicon": 1.0, "lexicon_k": 3, "lexicon_gate": None},
-    "lexicon 0.6 k5": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_gate": None},
-    "lexicon 1.0 k5": {"lexicon": 1.0, "lexicon_k": 5, "lexicon_gate": None},
-    "lexicon 0.6 k8": {"lexicon": 0.6, "lexicon_k": 8, "lexicon_gate": None},
-    "lexicon 0.6 k5 min0.4": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.4, "lexicon_gate": None},
-    "lexicon 0.6 k5 min0.6": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.6, "lexicon_gate": None},
-    "without lexicon": {"lexicon": 0.0},
-    "lexicon ungated": {"lexicon_gate": None},
-    "lexicon gate 0.5": {"lexicon_gate": 0.5},
-    "lexicon gate 0.7": {"lexicon_gate": 0.7},
-    "adaptive 0.8": {"adaptive": 0.8, "lexicon": 0.0},
-    "adaptive 0.9": {"adaptive": 0.9, "lexicon": 0.0},
-    "adaptive 1.0": {"adaptive": 1.0, "lexicon": 0.0},
-    # document-side expansion (issue 23 step 2): the chunk's context carries the plain words of its row's terms
-    # (plain: the terms' plain phrasings; defs: their definitions' heads), read by both legs or by one
-    "docs plain": {"chunks": {"concepts": "plain"}},
-    "docs defs": {"chunks": {"concepts": "definition"}},
-    "docs plain BM25": {"chunks": {"concepts": "plain", "concepts_legs": "bm25"}},
-    "docs plain dense": {"chunks": {"concepts": "plain", "concepts_legs": "dense"}},
-    "docs defs dense": {"chunks": {"concepts": "definition", "concepts_legs": "dense"}},
-    # the activity group as a signal (step 3): the question's lexicon groups against each row's CODE and PHASE
-    "groups 0.05": {"groups": 0.05},
-    "groups 0.1": {"groups": 0.1},
-    "groups 0.2": {"groups": 0.2},
-    # the linear adapter trained on the lexicon's own pairs (step 4; ADAPTERS: how each is trained, in-process)
-    "adapter lexicon": {"embedder": "lexicon"},
-    "adapter lex+rows": {"embedder": "lexicon+rows"},
-}
-
-#: Adapter recipes of the ``embedder`` option above: which pairs train it
-#: (:func:`ddrsearch.retrieval.adaptation.lexicon_pairs`, and the unlabeled row pairs of
-#: :func:`ddrsearch.retrieval.adaptation.training_pairs`), with the default TrainingConfig.
-ADAPTERS = ("lexicon", "lexicon+rows")
-
-
-def adapted_embedder(recipe: str, reports, embedder):
-    """An AdaptedEmbedder trained in-process by ``recipe`` (never on a question; ``adapter_sha256``: of its matrix)."""
-    from ddrsearch.retrieval.adaptation import AdaptedEmbedder, lexicon_pairs, train_adapter, training_pairs
-    from ddrsearch.retrieval.chunking import chunk_reports
-
-    pairs = []
-    if "rows" in recipe:
-        pairs = training_pairs(chunk_reports(reports))
-    pairs += lexicon_pairs(group_start=max((p.group for p in pairs), default=-1) + 1)
-    matrix = train_adapter(pairs, embedder)
-    adapted = AdaptedEmbedder(matrix)
-    adapted.pairs = len(pairs)
-    return adapted
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     ap.add_argument("--sets", default="archive,plain")
-    ap.add_argument("--levers", default=",".join(LEVERS))
+    ap.add_argument("--levers", default=",".join(PLAIN_VARIANTS))
     args = ap.parse_args()
     t0 = time.perf_counter()
     reports = load_archive(archive_dir())
@@ -100,8 +47,8 @@ def main() -> None:
                "BM25 + expansion": build_retriever("bm25", reports, expand=True)}
     adapters: dict = {}
     for name in args.levers.split(","):
-        options = dict(LEVERS[name])
-        if options.get("embedder") in ADAPTERS:
+        options = dict(PLAIN_VARIANTS[name])
+        if options.get("embedder") in ADAPTER_RECIPES:
             recipe = options["embedder"]
             if recipe not in adapters:
                 t1 = time.perf_counter()

@@ -58,3 +58,13 @@ def test_hidden_bindings_names_the_cell_that_reads_a_hidden_name():
              {"cell_type": "code", "source": "print(found)\nf = lambda m: m\n"},
              {"cell_type": "code", "source": 'check("1.1", mine)'}]
     assert hidden_bindings(cells) == ["cell 1 reads found, bound in hidden cell 0"]
+
+
+def test_prose_words_counts_markdown_only_and_skips_front_matter():
+    from ddrsearch.book.checks import prose_words
+
+    cells = [{"cell_type": "raw", "source": "---\njupyter: python3\n---"},
+             {"cell_type": "markdown", "source": ["---\n", "title: x\n", "---\n", "# A title {#sec-a}\n", "two `words`"]},
+             {"cell_type": "code", "source": "many words of code here"},
+             {"cell_type": "markdown", "source": "a line --- not front matter"}]
+    assert prose_words(cells) == 6 + 6  # "# A title {#sec-a} two `words`", "a line --- not front matter"

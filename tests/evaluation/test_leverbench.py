@@ -23,3 +23,33 @@ def test_lever_table_pairs_the_questions():
     assert t.loc["lever", "MRR"] == pytest.approx(0.5)
     with pytest.raises(ValueError):
         lever_table({"plain": base, "other": better.iloc[:3]}, baseline="plain")
+
+
+def test_every_plain_variant_names_an_option_the_bench_knows():
+    """Each plain-English variant is a TunedHybridRetriever option, a chunk option or an adapter recipe."""
+    import inspect
+
+    from ddrsearch.evaluation.leverbench import ADAPTER_RECIPES, PLAIN_VARIANTS
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
+
+    retriever_options = set(inspect.signature(TunedHybridRetriever.__init__).parameters) - {"self"}
+    for name, options in PLAIN_VARIANTS.items():
+        for key, value in options.items():
+            if key == "chunks":
+                assert set(value) <= {"context", "depth", "concepts", "concepts_legs"}, name
+            elif key == "embedder":
+                assert value in ADAPTER_RECIPES, name
+            else:
+                assert key in retriever_options, (name, key)
+    # the lexicon variants of the day before the gate are ungated, and the gate kept is one of those tried
+    assert all(PLAIN_VARIANTS[n]["lexicon_gate"] is None for n in PLAIN_VARIANTS if n.startswith("lexicon 0"))
+    from ddrsearch.retrieval.pipeline import DEFAULT_LEVERS
+
+    assert {"lexicon_gate": DEFAULT_LEVERS["lexicon_gate"]} in PLAIN_VARIANTS.values()
+
+
+def test_adapted_embedder_refuses_an_unknown_recipe_naming_the_known_ones():
+    from ddrsearch.evaluation.leverbench import adapted_embedder
+
+    with pytest.raises(ValueError, match="'lexicon', 'lexicon\\+rows'.*not 'rows'"):
+        adapted_embedder("rows", [], None)

@@ -4,7 +4,8 @@ Modules: ``answerer`` (the answer card, evidence and support, the refusal
 threshold), ``sources`` (crops of cited rows, verbatim quote checks),
 ``generation`` (an optional generated answer and its citation check),
 ``patterns`` (jumps and sequences across days), ``cards`` (a card as a table at the page width, the crop
-of its first row), ``rowsearch`` (chapter 5's first answerer over a few reports). Imports the stores and retrieval wings and those before.
+of its first row), ``rowsearch`` (chapter 5's first answerer over a few reports),
+``refusals`` (refusal rules compared by balanced accuracy). Imports the stores and retrieval wings and those before.
 """
 
 from ddrsearch.imports import lazy_exports

@@ -1,8 +1,9 @@
-"""What the book checks that is not retrieval: what fits a printed page, and what hidden cells may do.
+"""What the book checks that is not retrieval: what fits a printed page, what hidden cells may do, how long a chapter reads.
 
 The chapters' exercises are checked by :mod:`ddrsearch.book.exercises`. ``hidden_prose``
 keeps narrative out of code: what a hidden cell writes must stay a short
-sentence carrying computed numbers. ``pdf_overflows``
+sentence carrying computed numbers. ``prose_words`` counts a chapter's
+Markdown prose against :data:`CHAPTER_PROSE_WORDS`. ``pdf_overflows``
 is the book check's measure of an executed chapter against the PDF's text
 block (``tests/book/test_chapters.py``): Quarto sets code in a monospace font without
 wrapping and turns a DataFrame into a LaTeX table at its natural width, so a
@@ -120,6 +121,35 @@ def hidden_prose(nb, *, limit: int = HIDDEN_PROSE_WORDS) -> list[str]:
             problems.append(f"cell {i}: {words} words of prose from a hidden cell (limit {limit}): "
                             f"{' '.join(text.split()[:12])}...")
     return problems
+
+
+# --- how long a chapter reads ----------------------------------------------------------------
+
+#: The most words of Markdown prose a numbered chapter may hold: what a reader finishes in one
+#: sitting. Secondary material goes to an appendix (with a cross-reference) or is folded.
+CHAPTER_PROSE_WORDS = 3000
+
+_FRONT_MATTER_RE = re.compile(r"\A\s*---\n.*?\n---[ \t]*(\n|\Z)", re.S)
+
+
+def prose_words(cells: Iterable[dict]) -> int:
+    """Words of Markdown prose in a notebook's cells: whitespace-separated tokens of its Markdown cells.
+
+    Args:
+        cells: the notebook's cells (``nb["cells"]`` of the JSON, or nbformat cells), each with
+            ``cell_type`` and ``source`` (a string or a list of lines).
+
+    Returns:
+        The count; code cells, raw cells and YAML front matter (``---`` ... ``---`` opening a
+        Markdown cell) are not counted, inline code and math are (as the reader sees them).
+    """
+    words = 0
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        words += len(_FRONT_MATTER_RE.sub("", source, count=1).split())
+    return words
 
 
 # --- visible code never depends on a hidden cell -----------------------------------------------

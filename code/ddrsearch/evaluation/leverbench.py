@@ -12,7 +12,9 @@ tokenizer, the dense vectors of a chunk text), so trying a dozen levers costs
 little more than trying one. :func:`lever_table` sets each lever's means
 beside the plain hybrid's, with percentile-bootstrap intervals
 (:mod:`ddrsearch.evaluation.significance`): the mean's, and the paired one of its gain
-over the plain hybrid on the same questions.
+over the plain hybrid on the same questions. :data:`PLAIN_VARIANTS` are the
+variants tried for plain-English questions over the default pipeline, and
+:func:`adapted_embedder` trains the adapters some of them use.
 
 Tune on the development split only; the held-out split is for the one look
 at the end.
@@ -29,7 +31,7 @@ from ddrsearch.embedding.encoder import Embedder
 from ddrsearch.evaluation.evaluate import evaluate_retriever
 from ddrsearch.evaluation.significance import comparison_table
 from ddrsearch.reading.report import Report
-from ddrsearch.retrieval.adaptation import AdaptedEmbedder
+from ddrsearch.retrieval.adaptation import AdaptedEmbedder, lexicon_pairs, train_adapter, training_pairs
 from ddrsearch.retrieval.chunking import chunk_reports
 from ddrsearch.retrieval.concepts import default_tagger
 from ddrsearch.retrieval.dense import DenseRetriever
@@ -38,8 +40,8 @@ from ddrsearch.retrieval.lexical import BM25Retriever
 from ddrsearch.retrieval.pipeline import DEFAULT_LEVERS, DEFAULT_WEIGHT, PLAIN_WEIGHT
 
 __all__ = [
-    "BASELINE", "DEFAULT", "LEVERS", "OFF", "PLAIN", "RIG_TERMS", "LeverBench", "in_default", "lever_results",
-    "lever_table",
+    "ADAPTER_RECIPES", "BASELINE", "DEFAULT", "LEVERS", "OFF", "PLAIN", "PLAIN_VARIANTS", "RIG_TERMS", "LeverBench",
+    "adapted_embedder", "in_default", "lever_results", "lever_table",
 ]
 
 #: Name of the plain hybrid in the tables.
@@ -83,6 +85,80 @@ LEVERS: dict[str, dict] = {
 #: of the default.
 RIG_TERMS: dict = {"rig_terms": True}
 
+
+#: The variants tried for plain-English questions, each alone over the
+#: default pipeline on the pooled development questions of the archive and
+#: zero-overlap sets: name -> options over the default, each as it was tried.
+#: The lexicon variants come from before the lexicon's gate (``lexicon_gate:
+#: None``), adaptive fusion over the default of that day without the lexicon.
+#: ``chunks`` holds chunk-context options of :meth:`LeverBench.retriever`
+#: (``concepts``: the plain words of a row's lexicon terms put in its context,
+#: ``concepts_legs``: the one leg that reads them); ``embedder`` names an
+#: adapter recipe of :data:`ADAPTER_RECIPES`, trained by :func:`adapted_embedder`.
+#: ``benchmarks/plain_levers.py`` prints their tables; the book's appendix
+#: (chapters/appendix-more-held-out.ipynb) scores the ones not kept.
+PLAIN_VARIANTS: dict[str, dict] = {
+    "lexicon 0.3": {"lexicon": 0.3, "lexicon_k": 3, "lexicon_gate": None},
+    "lexicon 0.6": {"lexicon": 0.6, "lexicon_k": 3, "lexicon_gate": None},
+    "lexicon 1.0": {"lexicon": 1.0, "lexicon_k": 3, "lexicon_gate": None},
+    "lexicon 0.6 k5": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_gate": None},
+    "lexicon 1.0 k5": {"lexicon": 1.0, "lexicon_k": 5, "lexicon_gate": None},
+    "lexicon 0.6 k8": {"lexicon": 0.6, "lexicon_k": 8, "lexicon_gate": None},
+    "lexicon 0.6 k5 min0.4": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.4, "lexicon_gate": None},
+    "lexicon 0.6 k5 min0.6": {"lexicon": 0.6, "lexicon_k": 5, "lexicon_min": 0.6, "lexicon_gate": None},
+    "without lexicon": {"lexicon": 0.0},
+    "lexicon ungated": {"lexicon_gate": None},
+    "lexicon gate 0.5": {"lexicon_gate": 0.5},
+    "lexicon gate 0.7": {"lexicon_gate": 0.7},
+    "adaptive 0.8": {"adaptive": 0.8, "lexicon": 0.0},
+    "adaptive 0.9": {"adaptive": 0.9, "lexicon": 0.0},
+    "adaptive 1.0": {"adaptive": 1.0, "lexicon": 0.0},
+    # document-side expansion: the chunk's context carries the plain words of its row's terms
+    # (plain: the terms' plain phrasings; defs: their definitions' heads), read by both legs or by one
+    "docs plain": {"chunks": {"concepts": "plain"}},
+    "docs defs": {"chunks": {"concepts": "definition"}},
+    "docs plain BM25": {"chunks": {"concepts": "plain", "concepts_legs": "bm25"}},
+    "docs plain dense": {"chunks": {"concepts": "plain", "concepts_legs": "dense"}},
+    "docs defs dense": {"chunks": {"concepts": "definition", "concepts_legs": "dense"}},
+    # the activity group as a signal: the question's lexicon groups against each row's CODE and PHASE
+    "groups 0.05": {"groups": 0.05},
+    "groups 0.1": {"groups": 0.1},
+    "groups 0.2": {"groups": 0.2},
+    # the linear adapter trained on the lexicon's own pairs (ADAPTER_RECIPES), in-process
+    "adapter lexicon": {"embedder": "lexicon"},
+    "adapter lex+rows": {"embedder": "lexicon+rows"},
+}
+
+#: Adapter recipes of the ``embedder`` option of :data:`PLAIN_VARIANTS`: which pairs
+#: train it (:func:`ddrsearch.retrieval.adaptation.lexicon_pairs`, plus, for
+#: ``"lexicon+rows"``, the unlabeled row pairs of
+#: :func:`ddrsearch.retrieval.adaptation.training_pairs`), with the default TrainingConfig.
+ADAPTER_RECIPES = ("lexicon", "lexicon+rows")
+
+
+def adapted_embedder(recipe: str, reports: Sequence[Report], embedder: Embedder) -> AdaptedEmbedder:
+    """An adapter over ``embedder`` trained in-process by ``recipe``, never on a question of any set.
+
+    Args:
+        recipe: one of :data:`ADAPTER_RECIPES`.
+        reports: the reports whose operation rows give the row pairs (``"lexicon+rows"``).
+        embedder: the embedding model the adapter is trained over.
+
+    Returns:
+        The :class:`~ddrsearch.retrieval.adaptation.AdaptedEmbedder`; its
+        ``pairs`` attribute holds the number of training pairs, its
+        ``adapter_sha256`` the hash of its matrix. Trained anew at each call.
+
+    Raises:
+        ValueError: ``recipe`` is not one of :data:`ADAPTER_RECIPES`.
+    """
+    if recipe not in ADAPTER_RECIPES:
+        raise ValueError(f"adapter recipe must be one of {', '.join(map(repr, ADAPTER_RECIPES))}, not {recipe!r}")
+    pairs = training_pairs(chunk_reports(reports)) if recipe == "lexicon+rows" else []
+    pairs += lexicon_pairs(group_start=max((p.group for p in pairs), default=-1) + 1)
+    adapted = AdaptedEmbedder(train_adapter(pairs, embedder))
+    adapted.pairs = len(pairs)
+    return adapted
 
 #: How to switch each lever of the default pipeline off again (its value in
 #: :data:`PLAIN`), for the leave-one-out check of the chapter.
