@@ -32,7 +32,7 @@ def test_ask_last_stuck_prints_the_latest_stuck_report_first(archive_folder, cap
     latest = max((j for j in stuck), key=lambda n: n)  # file names sort by report number
     assert f"_{number:03d}_" in latest
     assert "2020-11-26" in first
-    assert any("[D038-r08] 23:30-04:00" in line for line in out)
+    assert any("[D038-r08] 2020-11-25 23:30-04:00" in line for line in out)  # 23:30 of 25 Nov, report of 26 Nov
     assert "became stuck" in " ".join(out)
 
 
