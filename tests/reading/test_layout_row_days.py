@@ -33,11 +33,16 @@ def test_every_row_of_the_archive_starts_within_its_reports_24_hours(archive):
 def test_midnight_written_24_00_is_on_the_reports_date_and_a_blank_end_is_a_question_mark():
     day = dt.date(2020, 11, 26)
     assert row_start(day, "24:00") == row_start(day, "00:00") == dt.datetime(2020, 11, 26, 0, 0)
+    assert row_start(day, "24:30") == dt.datetime(2020, 11, 26, 0, 30)  # the reader takes up to 24:59
     assert row_start(day, "05:59") == dt.datetime(2020, 11, 26, 5, 59)
     assert row_when(day, "22:00", "") == "2020-11-25 22:00-?"
 
 
-@pytest.mark.parametrize("clock", ["", "25:00", "24:30", "7:5", "noon", "12:60"])
+@pytest.mark.parametrize("clock", ["", "25:00", "7:5", "noon", "12:60", "06:00 x"])
 def test_a_from_time_that_is_not_a_clock_is_refused_naming_it(clock):
-    with pytest.raises(ValueError, match=f"FROM time {clock!r} is not an HH:MM time of 00:00 to 24:00"):
+    with pytest.raises(ValueError, match=f"FROM time {clock!r} is not an HH:MM time of 00:00 to 24:59"):
         row_start(dt.date(2020, 11, 26), clock)
+
+
+def test_a_row_whose_from_is_not_a_clock_is_printed_without_a_day_saying_so():
+    assert row_when(dt.date(2020, 11, 26), "06:00 x", "07:00") == "06:00 x-07:00 (no day: FROM is not HH:MM)"

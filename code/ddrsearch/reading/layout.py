@@ -183,9 +183,6 @@ def parse_report_date(value: str) -> dt.date:
 #: The clock hour a report's day starts at: a report dated D covers 06:00 on the day before to 06:00 on D.
 REPORT_DAY_START_HOUR = 6
 
-_CLOCK_RE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
-
-
 def row_start(report_date: dt.date, clock: str) -> dt.datetime:
     """When a TIME BREAKDOWN row began: its FROM ``clock`` on its real day.
 
@@ -195,18 +192,19 @@ def row_start(report_date: dt.date, clock: str) -> dt.datetime:
 
     Args:
         report_date: the report's RPT DATE.
-        clock: the row's FROM time as printed, ``"HH:MM"`` (00:00 to 24:00).
+        clock: the row's FROM time as printed, ``"HH:MM"`` (00:00 to 24:59, what the reader
+            takes for a FROM time; 24:MM is 00:MM of the report's date).
 
     Returns:
         datetime.datetime: the row's start, naive (the rig's local time).
 
     Raises:
-        ValueError: ``clock`` is not an ``HH:MM`` time of 00:00 to 24:00 (the message names it).
+        ValueError: ``clock`` is not an ``HH:MM`` time of 00:00 to 24:59 (the message names it).
     """
-    m = _CLOCK_RE.match(clock or "")
-    h, mi = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
-    if not (0 <= h <= 24 and 0 <= mi <= 59) or (h == 24 and mi):
-        raise ValueError(f"FROM time {clock!r} is not an HH:MM time of 00:00 to 24:00")
+    m = _TIME_RE.match((clock or "").strip())
+    if not m:
+        raise ValueError(f"FROM time {clock!r} is not an HH:MM time of 00:00 to 24:59")
+    h, mi = int(m.group(1)), int(m.group(2))
     minutes = (h * 60 + mi - REPORT_DAY_START_HOUR * 60) % (24 * 60)
     day_start = dt.datetime.combine(report_date - dt.timedelta(days=1), dt.time(REPORT_DAY_START_HOUR))
     return day_start + dt.timedelta(minutes=minutes)
@@ -217,11 +215,14 @@ def row_when(report_date: dt.date, start: str, end: str) -> str:
 
     The day is that of the row's FROM time (:func:`row_start`); a row that runs
     past midnight ends on the next day. ``end`` ``""`` (left blank) is shown as ``?``.
-
-    Raises:
-        ValueError: as :func:`row_start`.
+    A FROM that is not a clock time gets no day and says so:
+    ``"06:00 x-07:00 (no day: FROM is not HH:MM)"``.
     """
-    return f"{row_start(report_date, start).date().isoformat()} {start}-{end or '?'}"
+    try:
+        day = row_start(report_date, start).date().isoformat() + " "
+    except ValueError:
+        return f"{start}-{end or '?'} (no day: FROM is not HH:MM)"
+    return f"{day}{start}-{end or '?'}"
 
 
 # --- header ------------------------------------------------------------------------
