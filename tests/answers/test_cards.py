@@ -64,7 +64,9 @@ def test_a_card_is_its_question_and_one_table_row_per_quoted_row_with_the_pipe_e
     assert lines[0] == "**Q:** when did we last get stuck\\?"
     table = [ln for ln in lines if ln.startswith("|")]
     assert len(table) == 2 + 2  # header, separator, two rows
-    assert table[2].startswith("| D038\\-r08 | 2020\\-11\\-26 23\\:30\\-04\\:00\\, page 1 | 0\\.95 |")
+    # the 23:30 row of the report dated 26 Nov happened on 25 Nov; the report's date stays beside it
+    assert table[2].startswith("| D038\\-r08 | 2020\\-11\\-25 23\\:30\\-04\\:00 \\(report dated 2020\\-11\\-26\\, "
+                               "page 1\\) | 0\\.95 |")
     # the row's pipe is escaped, so the row keeps four cells
     assert table[2].replace("\\|", "").count("|") == 5
     assert "\\*stuck\\*" in table[2] and "latest first" in md
@@ -88,3 +90,27 @@ def test_the_crop_is_the_png_of_the_cards_first_row_with_its_words_highlighted(r
     assert png == row_crop(report38, 8, ["stuck"])
     with pytest.raises(KeyError, match="is not among the 0 reports"):
         card_crop(card, [])
+
+
+@pytest.mark.data
+def test_a_card_prints_report_38s_rows_on_their_real_days_with_the_reports_date_beside(archive):
+    """Before: the 23:30 row of the report dated 2020-11-26 was printed as "2020-11-26 23:30-04:00"; it began on
+    25 Nov. Its 04:00 row, past midnight, is on 26 Nov itself."""
+    from ddrsearch.reading.names import row_id
+
+    d038 = next(r for r in archive if r.phase == "Drilling" and r.report_number == 38)
+
+    def real(i: int) -> SupportRow:
+        row = d038.operations[i]
+        return SupportRow(row_id=row_id(d038, i), report=d038.file_name, label="D038", report_number=38,
+                          date=d038.report_date, start=row.start, end=row.end, page=row.page, row=i,
+                          text=row.operations, score=1.0, cosine=0.5, coverage=1.0, evidence=0.75, support=0.95)
+
+    card = _card([real(8), real(9)])
+    text = card.to_text(width=200).splitlines()
+    assert "D038  report 38 dated 2020-11-26, page 1" in text
+    assert any(line.startswith("  [D038-r08] 2020-11-25 23:30-04:00 (evidence") for line in text)
+    assert any(line.startswith("  [D038-r09] 2020-11-26 04:00-06:00 (evidence") for line in text)
+    table = [ln for ln in card_markdown(card).splitlines() if ln.startswith("| D038")]
+    assert "2020\\-11\\-25 23\\:30\\-04\\:00 \\(report dated 2020\\-11\\-26" in table[0]
+    assert "2020\\-11\\-26 04\\:00\\-06\\:00 \\(report dated 2020\\-11\\-26" in table[1]

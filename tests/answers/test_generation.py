@@ -77,7 +77,7 @@ def test_client_posts_chat_completions_and_returns_the_answer(server):
     assert path == "/v1/chat/completions"
     assert body["model"] == "test-model" and body["temperature"] == 0
     user = body["messages"][-1]["content"]
-    assert "[D038-r08] 2020-11-26 23:30-04:00: During the slide" in user
+    assert "[D038-r08] 2020-11-25 23:30-04:00 (report dated 2020-11-26): During the slide" in user
     assert "[D039-r01]" in user and "when did we last get stuck?" in user
 
 

@@ -77,11 +77,12 @@ def test_packers_failed_to_set_shows_report_49_first_with_its_row(sample_page):
     at = ask(sample_page, "packers failed to set")
     assert not at.exception and not at.warning
     heads = [m for m in texts(at, "markdown") if m.startswith("**1. ")]
-    assert heads and heads[0].startswith("**1. D049** · report 49 · 2020-12-07 · row 5, 14:00-19:00")
+    assert heads and heads[0].startswith("**1. D049** · report 49 dated 2020-12-07 · row 5, 2020-12-06 14:00-19:00")
     quotes = [m for m in texts(at, "markdown") if m.startswith("<blockquote>")]
     assert "Attempted multiple times to <mark>set</mark> <mark>packers</mark> Pressures" in quotes[0]
     citations = texts(at, "code")
-    assert citations[0].startswith("[D049-r05] report 49, 2020-12-07 14:00-19:00, page 1 (" + REPORT_49 + ")")
+    assert citations[0].startswith("[D049-r05] report 49 dated 2020-12-07, 2020-12-06 14:00-19:00, page 1 ("
+                                   + REPORT_49 + ")")
     signals = [m for m in texts(at, "markdown") if m.startswith("this row: BM25 score **")]
     assert len(signals) == 5 and re.fullmatch(r"this row: BM25 score \*\*\d+\.\d\d\*\* · dense cosine \*\*0\.\d{3}\*\* · "
                                               r"fused score \*\*\d\.\d{3}\*\* · report ranked by \*\*\d+\.\d{3}\*\* "

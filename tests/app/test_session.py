@@ -21,5 +21,5 @@ def test_a_hit_cuts_its_text_at_the_marked_words_and_cites_itself():
                     bm25=1.0, dense=0.5, fused=None)
     assert hit.marked_words == ("TIH", "6,360',", "Trip")
     assert [p for p, m in hit.segments()] == ["TIH", " to ", "6,360',", " no issues. ", "Trip", " <fast>"]
-    assert hit.citation == ("[D001-r00] report 1, 2020-10-20 06:00-07:00, page 1 (r.pdf): "
+    assert hit.citation == ("[D001-r00] report 1 dated 2020-10-20, 2020-10-19 06:00-07:00, page 1 (r.pdf): "
                             "\"TIH to 6,360', no issues. Trip <fast>\"")

@@ -32,7 +32,7 @@ def test_ask_last_stuck_prints_the_latest_stuck_report_first(archive_folder, cap
     latest = max((j for j in stuck), key=lambda n: n)  # file names sort by report number
     assert f"_{number:03d}_" in latest
     assert "2020-11-26" in first
-    assert any("[D038-r08] 23:30-04:00" in line for line in out)
+    assert any("[D038-r08] 2020-11-25 23:30-04:00" in line for line in out)  # 23:30 of 25 Nov, report of 26 Nov
     assert "became stuck" in " ".join(out)
 
 
@@ -170,7 +170,7 @@ def test_ask_prints_each_cited_sentences_overlap_and_flags_a_row_that_does_not_s
 
         def do_POST(self):  # the first row of the prompt, quoted and cited; then a claim it does not hold
             prompt = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][1]["content"]
-            row, text = re.search(r"^\[(D\d{3}-r\d\d)\] \S+ \S+: (.*?)[.]?$", prompt, re.M).groups()
+            row, text = re.search(r"^\[(D\d{3}-r\d\d)\] \S+ \S+ \(report dated \S+\): (.*?)[.]?$", prompt, re.M).groups()
             answer = f"They had to {text} [{row}]. The well blew out [{row}]."
             payload = json.dumps({"choices": [{"message": {"content": answer}}]}).encode()
             self.send_response(200)

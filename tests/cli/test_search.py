@@ -60,7 +60,9 @@ def test_keyword_scores_of_two_digits_line_up(capsys, archive_folder):
     assert max(scores) >= 10 > min(scores)  # the case that misaligned: 14.0000 above 9.0000
     end = header.index("score") + len("score")  # right-aligned under the header's last letter
     assert all(line[end - 1] == "0" and line[end] == " " for line in rows)
-    assert {line.index(" ", end + 2) for line in rows if line.split()[4][0].isdigit()} == {end + 2 + len("00:00-00:00")}
+    day = len("2020-11-25 ")  # the row column: its real day, then FROM-TO
+    assert {line.index(" ", end + 2 + day) for line in rows if line.split()[4][0].isdigit()} \
+        == {end + 2 + len("2020-11-25 00:00-00:00")}
 
 
 def test_the_line_is_cut_with_the_retrievers_own_tokenizer():
@@ -283,9 +285,9 @@ def bm25(sample):
 def test_cli_search_prints_report_38_first(capsys, archive_folder):
     assert main(["search", STUCK, "--method", "bm25", "-k", "3", "--corpus", "sample"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split()[:5] == ["rank", "report", "date", "score", "row"]
-    first = out[2].split()
-    assert first[:3] == ["1", "D038", "2020-11-26"] and first[4] == "23:30-04:00"
+    assert out[0].split()[:5] == ["rank", "report", "dated", "score", "row"]
+    first = out[2].split()  # the 23:30 row of the report dated 26 Nov is printed on its real day, 25 Nov
+    assert first[:3] == ["1", "D038", "2020-11-26"] and first[4:6] == ["2020-11-25", "23:30-04:00"]
 
 
 def test_cli_search_help_explains_every_option(capsys):

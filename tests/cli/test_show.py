@@ -39,7 +39,10 @@ def test_show_takes_the_row_id_that_ask_prints(tmp_path, capsys, archive_folder)
     # before: "ddrsearch show D038-r08" failed with "the following arguments are required: --row"
     out = tmp_path / "r.png"
     assert main(["show", "D038-r08", "--out", str(out)]) == 0
-    assert out.is_file() and "[D038-r08]" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert out.is_file() and "[D038-r08]" in printed
+    # the row began at 23:30 on 25 Nov, in the report dated 26 Nov (before: "page 1, 23:30-04:00", no day)
+    assert "(report dated 2020-11-26), page 1, 2020-11-25 23:30-04:00" in printed.splitlines()[0]
     assert main(["show", "D038-r08", "--row", "3"]) == 2
     assert "already names the row; drop --row 3" in capsys.readouterr().err
     assert main(["show", "D038"]) == 2

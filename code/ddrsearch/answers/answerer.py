@@ -192,9 +192,20 @@ class SupportRow:
     support: float = 0.0
 
     @property
+    def day(self) -> dt.date:
+        """The day the row began (:func:`ddrsearch.reading.layout.row_start`): the day before
+        ``date`` for a FROM of 06:00 to 23:59, ``date`` itself for 00:00 to 05:59."""
+        from ddrsearch.reading.layout import row_start
+
+        return row_start(self.date, self.start).date()
+
+    @property
     def when(self) -> str:
-        """``2020-11-26 23:30-04:00``."""
-        return f"{self.date.isoformat()} {self.start}-{self.end or '?'}"
+        """The row's real day and its FROM-TO as printed: ``2020-11-25 23:30-04:00`` for the
+        23:30 row of the report dated 2020-11-26 (:func:`ddrsearch.reading.layout.row_when`)."""
+        from ddrsearch.reading.layout import row_when
+
+        return row_when(self.date, self.start, self.end)
 
 
 #: The most characters of the question a card echoes (a longer one ends with " [...]").
@@ -279,9 +290,9 @@ class AnswerCard:
         lines.append(f"{len(self.rows)} supporting row(s) in {len(self.groups())} report(s), {how}:")
         for label, rows in self.groups():
             r0 = rows[0]
-            lines.append(f"{label}  report {r0.report_number}, {r0.date.isoformat()}, page {r0.page}")
+            lines.append(f"{label}  report {r0.report_number} dated {r0.date.isoformat()}, page {r0.page}")
             for r in rows:
-                lines.append(f"  [{r.row_id}] {r.start}-{r.end or '?'} (evidence {r.evidence:.2f}, "
+                lines.append(f"  [{r.row_id}] {r.when} (evidence {r.evidence:.2f}, "
                              f"support {r.support:.2f})")
                 lines += textwrap.wrap(f'"{plain(r.text)}"', width, initial_indent="    ", subsequent_indent="    ")
         return "\n".join(lines)

@@ -90,15 +90,17 @@ def markdown_table(columns: Sequence[str], rows: Sequence[Sequence[object]],
     return "\n".join(out)
 
 
-def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO, page", "support", "the row, verbatim"),
-                  widths: Sequence[float] = (12, 17, 9, 62)) -> str:
+def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO (report dated, page)", "support",
+                                            "the row, verbatim"),
+                  widths: Sequence[float] = (12, 20, 9, 59)) -> str:
     """An answer card as Markdown: the question, its note, then its rows as a table, or its refusal.
 
     Args:
         card: an :class:`ddrsearch.answers.answerer.AnswerCard`.
         columns, widths: the table's header and relative column widths (four columns:
-            row id (which names the report), day and FROM-TO times and page, support, the quoted
-            OPERATIONS text).
+            row id (which names the report), the row's real day with its FROM-TO times
+            (:attr:`~ddrsearch.answers.answerer.SupportRow.when`) then the report's date and
+            the page, support, the quoted OPERATIONS text).
 
     Returns:
         Markdown text: a line with the question, the note when there is one, a
@@ -115,7 +117,7 @@ def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO, page"
                                      f"{card.threshold:.3f})."))
         return "\n\n".join(parts)
     parts.append(escape_markdown(f"{len(card.rows)} supporting row(s) in {len(card.groups())} report(s), {how}:"))
-    rows = [(r.row_id, f"{r.date.isoformat()} {r.start}-{r.end or '?'}, page {r.page}", f"{r.support:.2f}",
+    rows = [(r.row_id, f"{r.when} (report dated {r.date.isoformat()}, page {r.page})", f"{r.support:.2f}",
              f'"{r.text}"') for r in card.rows]
     parts.append(markdown_table(columns, rows, widths))
     return "\n\n".join(parts)

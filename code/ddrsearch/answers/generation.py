@@ -114,7 +114,8 @@ def build_prompt(question: str, rows: Sequence) -> list[dict]:
 
     Returns:
         ``[{"role": "system", ...}, {"role": "user", ...}]``; the user message
-        lists one row per line: ``[D038-r08] 2020-11-26 23:30-04:00: <text>``.
+        lists one row per line: ``[D038-r08] 2020-11-25 23:30-04:00 (report dated 2020-11-26): <text>``
+        (the row's real day, :attr:`~ddrsearch.answers.answerer.SupportRow.when`).
     """
     listed = "\n".join(f"[{r.row_id}] {line}" for r, line in zip(rows, evidence_lines(rows).values(), strict=True))
     user = f"Report rows:\n{listed or '(none)'}\n\nQuestion: {question}\nAnswer, citing row ids:"
@@ -122,12 +123,15 @@ def build_prompt(question: str, rows: Sequence) -> list[dict]:
 
 
 def evidence_lines(rows: Sequence) -> dict[str, str]:
-    """What the prompt says of each row, by row id: ``{"D038-r08": "2020-11-26 23:30-04:00: <text>"}``.
+    """What the prompt says of each row, by row id: ``{"D038-r08": "2020-11-25 23:30-04:00 (report dated 2020-11-26): <text>"}``.
 
     Args:
         rows: as for :func:`build_prompt`.
     """
-    return {r.row_id: f"{r.date.isoformat()} {r.start}-{r.end or '?'}: {r.text}" for r in rows}
+    from ddrsearch.reading.layout import row_when
+
+    return {r.row_id: f"{row_when(r.date, r.start, r.end)} (report dated {r.date.isoformat()}): {r.text}"
+            for r in rows}
 
 
 #: A cited sentence whose cited rows hold less than this share of its words is flagged LOW OVERLAP.
@@ -152,7 +156,8 @@ def overlap(sentence: str, evidence: str) -> float:
     without any term (only stop words, emoji, a citation) scores 0: it
     states nothing the row can be checked against.
 
-    >>> overlap("The pipe became stuck [D038-r08].", "2020-11-26 23:30-04:00: became stuck while sliding")
+    >>> overlap("The pipe became stuck [D038-r08].",
+    ...         "2020-11-25 23:30-04:00 (report dated 2020-11-26): became stuck while sliding")
     0.6666666666666666
     """
     terms = _overlap_terms(sentence)

@@ -91,8 +91,8 @@ def _show_card(session: SearchSession, question: str, k: int) -> None:
     st.markdown(f"{len(card.rows)} supporting row(s) in {len(card.groups())} report(s), {how}:")
     for label, rows in card.groups():
         r0 = rows[0]
-        lines = [f"**{inert(label)}**, report {r0.report_number}, {r0.date.isoformat()}, page {r0.page}"]
-        lines += [f"- `{r.row_id}` {inert(r.start)}-{inert(r.end or '?')}: “{inert(' '.join(r.text.split()))}” "
+        lines = [f"**{inert(label)}**, report {r0.report_number} dated {r0.date.isoformat()}, page {r0.page}"]
+        lines += [f"- `{r.row_id}` {inert(r.when)}: “{inert(' '.join(r.text.split()))}” "
                   f"(evidence {r.evidence:.2f})" for r in rows]
         st.markdown("\n".join(lines))
     _generated(question, card)
@@ -127,7 +127,7 @@ def _generated(question: str, card) -> None:
 
 def _show_hit(session: SearchSession, hit) -> None:
     with st.container(border=True, key=f"hit-{hit.rank}"):
-        st.markdown(f"**{hit.rank}. {inert(hit.label)}** · report {hit.report_number} · {hit.date.isoformat()} · "
+        st.markdown(f"**{hit.rank}. {inert(hit.label)}** · report {hit.report_number} dated {hit.date.isoformat()} · "
                     f"{inert(hit.where)}" + (f" · page {hit.page}" if hit.page else ""))
         st.markdown(_quote_html(hit), unsafe_allow_html=True)
         st.markdown(f"this row: BM25 score **{_fmt(hit.bm25, 2)}** · dense cosine **{_fmt(hit.dense)}** · "

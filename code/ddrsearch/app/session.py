@@ -191,18 +191,25 @@ class ResultRow:
 
     @property
     def where(self) -> str:
-        """``row 5, 14:00-19:00`` or the passage kind."""
+        """``row 5, 2020-12-06 14:00-19:00`` (the row's real day,
+        :func:`ddrsearch.reading.layout.row_when`) or the passage kind."""
         if self.row is not None:
-            return f"row {self.row}, {self.start}-{self.end or '?'}"
+            from ddrsearch.reading.layout import row_when
+
+            return f"row {self.row}, {row_when(self.date, self.start, self.end)}"
         return {"header": "report header", "window": "page text"}.get(self.kind, self.kind)
 
     @property
     def citation(self) -> str:
-        """One line to paste: label, report number, date, row id, FROM-TO, page, file, and the quote."""
+        """One line to paste: row id (or label), report number and date, the row's real day and
+        FROM-TO, page, file, and the quote: ``[D049-r05] report 49 dated 2020-12-07, 2020-12-06
+        14:00-19:00, page 1 (<file>): "<text>"``."""
+        from ddrsearch.reading.layout import row_when
+
         ident = self.row_id or self.label
-        times = f" {self.start}-{self.end or '?'}" if self.start else ""
+        times = f", {row_when(self.date, self.start, self.end)}" if self.start else ""
         page = f", page {self.page}" if self.page else ""
-        return (f'[{ident}] report {self.report_number}, {self.date.isoformat()}{times}{page} '
+        return (f'[{ident}] report {self.report_number} dated {self.date.isoformat()}{times}{page} '
                 f'({self.report}): "{self.text}"')
 
     def segments(self) -> list[tuple[str, bool]]:

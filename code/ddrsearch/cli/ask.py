@@ -87,6 +87,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     from ddrsearch.answers.sources import find_report, row_crop, verify_row
     from ddrsearch.data.folders import corpus_paths
+    from ddrsearch.reading.layout import row_when
     from ddrsearch.reading.names import resolve_row_id, row_id
     from ddrsearch.reading.report import load_archive, read_reports
     from ddrsearch.text.tokenizer import tokenize
@@ -123,7 +124,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     row_crop(report, row, tokenize(args.highlight) if args.highlight else (), out=out)
     check = verify_row(report, row)
-    print(f"[{row_id(report, row)}] {report.file_name}, page {row.page}, {row.start}-{row.end or '?'}")
+    print(f"[{row_id(report, row)}] {report.file_name} (report dated {report.report_date.isoformat()}), "
+          f"page {row.page}, {row_when(report.report_date, row.start, row.end)}")
     print(f'"{row.operations}"')
     print(f"Wrote {out.resolve()}. Quotation checked against the PDF: "
           + ("verbatim." if check.ok else f"NOT found: {'; '.join(check.missing)}"))

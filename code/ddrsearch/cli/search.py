@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 
 from ddrsearch.cli.index import add_index_options
@@ -21,6 +22,7 @@ def _print_spelling_notes(retriever, query: str) -> None:
 
 def _cmd_search(args: argparse.Namespace) -> int:
     from ddrsearch.data.folders import corpus_paths
+    from ddrsearch.reading.layout import row_when
     from ddrsearch.reading.names import short_name
     from ddrsearch.reading.report import load_archive, read_reports
     from ddrsearch.retrieval.base import cut_query
@@ -58,7 +60,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         index = current_index(args)
     if index is not None:
         hits = index.search(args.query, k=args.k, weight=options.get("weight"))
-        dates = {r["file_name"]: r["report_date"] for r in index.reports}
+        dates = {r["file_name"]: dt.date.fromisoformat(r["report_date"]) for r in index.reports}
         numbers = {r["file_name"]: r["short"] for r in index.reports}
         n_reports, source = len(index.reports), f"{source}, index {index.folder}"
         retriever = index.retriever
@@ -86,11 +88,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for h in hits:
-        where = (f"{h.start}-{h.end or '?'}" if h.start else "") + (" OCR" if h.ocr else "")
+        day = dates.get(h.report)
+        where = ((row_when(day, h.start, h.end) if day else f"{h.start}-{h.end or '?'}") if h.start else "") \
+            + (" OCR" if h.ocr else "")
         shown = retriever.excerpt(h.text, args.query, args.width) if h.text else "(no single line holds a query word)"
         rows.append((h.rank, numbers.get(h.report, h.report), str(dates.get(h.report, "")), f"{h.score:.4f}",
                      where, shown + (f" [matched in its CODE: {h.code}]" if h.code else "")))
-    headers = ("rank", "report", "date", "score", "row", "best matching line")
+    headers = ("rank", "report", "dated", "score", "row (its day, FROM-TO)", "best matching line")
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
     # numbers right-aligned, so that 9.0000 and 14.0000 (keyword counts) line up by their decimal point
     line = "  ".join(f"{{:{'>' if i in (0, 3) else '<'}{w}}}" for i, w in enumerate(widths))

@@ -47,6 +47,8 @@ __all__ = [
     "parse_report_date",
     "parse_time_breakdown",
     "parse_time_table",
+    "row_start",
+    "row_when",
     "squash",
 ]
 
@@ -176,6 +178,51 @@ def parse_report_date(value: str) -> dt.date:
         except ValueError:
             continue
     raise ValueError(f"{value!r} is not a month/day/year date")
+
+
+#: The clock hour a report's day starts at: a report dated D covers 06:00 on the day before to 06:00 on D.
+REPORT_DAY_START_HOUR = 6
+
+def row_start(report_date: dt.date, clock: str) -> dt.datetime:
+    """When a TIME BREAKDOWN row began: its FROM ``clock`` on its real day.
+
+    A report dated D covers 06:00 on D-1 to 06:00 on D (:data:`REPORT_DAY_START_HOUR`),
+    so a FROM from 06:00 to 23:59 is on the day before the report's date, and one
+    from 00:00 to 05:59 (or ``"24:00"``, midnight) on the report's date itself.
+
+    Args:
+        report_date: the report's RPT DATE.
+        clock: the row's FROM time as printed, ``"HH:MM"`` (00:00 to 24:59, what the reader
+            takes for a FROM time; 24:MM is 00:MM of the report's date).
+
+    Returns:
+        datetime.datetime: the row's start, naive (the rig's local time).
+
+    Raises:
+        ValueError: ``clock`` is not an ``HH:MM`` time of 00:00 to 24:59 (the message names it).
+    """
+    m = _TIME_RE.match((clock or "").strip())
+    if not m:
+        raise ValueError(f"FROM time {clock!r} is not an HH:MM time of 00:00 to 24:59")
+    h, mi = int(m.group(1)), int(m.group(2))
+    minutes = (h * 60 + mi - REPORT_DAY_START_HOUR * 60) % (24 * 60)
+    day_start = dt.datetime.combine(report_date - dt.timedelta(days=1), dt.time(REPORT_DAY_START_HOUR))
+    return day_start + dt.timedelta(minutes=minutes)
+
+
+def row_when(report_date: dt.date, start: str, end: str) -> str:
+    """A row's real day and its times as printed: ``"2020-11-25 23:30-04:00"``.
+
+    The day is that of the row's FROM time (:func:`row_start`); a row that runs
+    past midnight ends on the next day. ``end`` ``""`` (left blank) is shown as ``?``.
+    A FROM that is not a clock time gets no day and says so:
+    ``"06:00 x-07:00 (no day: FROM is not HH:MM)"``.
+    """
+    try:
+        day = row_start(report_date, start).date().isoformat() + " "
+    except ValueError:
+        return f"{start}-{end or '?'} (no day: FROM is not HH:MM)"
+    return f"{day}{start}-{end or '?'}"
 
 
 # --- header ------------------------------------------------------------------------
