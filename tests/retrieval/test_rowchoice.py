@@ -16,7 +16,7 @@ import pytest
 from conftest import REPORT_38
 from ddrsearch.retrieval.chunking import chunk_reports
 from ddrsearch.retrieval.lexical import BM25Retriever
-from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row, lucene_idf, prints_depth
+from ddrsearch.retrieval.rowchoice import ROW_RULES, RowTable, choose_row, lucene_idf, prints_depth
 
 pytestmark = [pytest.mark.data, pytest.mark.model]  # chunking reads the embedding model's tokenizer
 
@@ -95,3 +95,37 @@ def test_bad_rule_or_no_rows_is_an_error():
         choose_row([0], rule="best", **kw)
     with pytest.raises(ValueError, match="at least one passage"):
         choose_row([], rule="local", **kw)
+
+
+def test_the_table_chooses_the_rows_choose_row_chooses(leg, archive_questions):
+    # RowTable.choose does for every report at once what choose_row does for one: same position, for
+    # every rule, every report and the archive's questions; with a depth range for some reports
+    bm25, idf = leg
+    ps = bm25.passages
+    table = RowTable([p.report for p in ps], [p.kind for p in ps], [p.text for p in ps], bm25.tokenize)
+    reports = sorted({p.report for p in ps})
+    candidates = {r: [i for i, p in enumerate(ps) if p.report == r] for r in reports}
+    depths = {REPORT_38: (6300.0, 6600.0), REPORT_25: (0.0, 20000.0)}
+    checked = 0
+    for q in list(archive_questions)[:20]:
+        terms, scores = set(bm25.tokenize(q.question)), bm25.passage_scores(q.question)
+        for rule in ROW_RULES:
+            got = table.choose(reports, rule=rule, terms=terms, idf=idf, scores=scores, depths=depths)
+            for r, (pos, held) in zip(reports, got, strict=True):
+                want = choose_row(candidates[r], rule=rule, terms=terms, row_terms=table.terms_of, idf=idf,
+                                  scores=scores, kinds=[p.kind for p in ps], texts=[p.text for p in ps],
+                                  depth=depths.get(r))
+                assert pos == want, (q.question, rule, r)
+                assert held == tuple(sorted(terms & table.terms_of(pos)))
+                checked += 1
+    assert checked == 20 * len(ROW_RULES) * len(reports)
+
+
+def test_the_table_refuses_a_bad_rule_and_chooses_nothing_for_no_report():
+    table = RowTable(["a.pdf"], ["operation"], ["pipe stuck"], str.split)
+    assert table.choose([], rule="local", terms={"pipe"}, idf={}, scores=np.zeros(1)) == []
+    assert table.choose(["a.pdf"], rule="local", terms={"pipe"}, idf={}, scores=np.zeros(1)) == [(0, ("pipe",))]
+    with pytest.raises(ValueError, match="row must be one of"):
+        table.choose(["a.pdf"], rule="best", terms=set(), idf={}, scores=np.zeros(1))
+    with pytest.raises(ValueError, match="as long as each other"):
+        RowTable(["a.pdf"], [], ["x"], str.split)

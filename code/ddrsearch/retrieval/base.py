@@ -27,10 +27,9 @@ method name in :func:`ddrsearch.retrieval.pipeline.make_retriever` raises
 
 from __future__ import annotations
 
-import math
 import warnings
 from abc import ABC, abstractmethod
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -216,43 +215,63 @@ class Retriever(ABC):
         order = idx[np.lexsort((self.tie_key[idx], -scores[idx]))]
         return order if n is None else order[:n]
 
+    def _report_codes(self) -> tuple[np.ndarray, list[str]]:
+        """Each passage's report as an integer code, shape ``(n,)``, and the report names by code: once per passages."""
+        cached = self.__dict__.get("_report_codes_cache")
+        if cached is None or cached[0] is not self.passages or cached[1] != len(self.passages):
+            names: dict[str, int] = {}
+            codes = np.array([names.setdefault(p.report, len(names)) for p in self.passages], dtype=np.int64)
+            cached = (self.passages, len(self.passages), codes, list(names))
+            self._report_codes_cache = cached
+        return cached[2], cached[3]
+
     def _rollup_top(self, scores: np.ndarray, k: int) -> dict[str, tuple[float, int]]:
         """:meth:`_rollup` restricted to what the top ``k`` reports need (same result, much faster)."""
         if self.rollup != "max":
             return self._rollup(scores)
+        codes = self._report_codes()[0]
         n, take = len(self.passages), max(4 * k, 64)
         while True:
             top = self.top_passages(scores, take)
-            reports = []
-            for i in top:
-                rep = self.passages[i].report
-                if rep not in reports:
-                    reports.append(rep)
-                    if len(reports) == k:
-                        break
-            if len(reports) == k or len(top) < take or take >= n:
+            top_codes = codes[top]
+            first = np.sort(np.unique(top_codes, return_index=True)[1])[:k]  # each report's first (best) passage
+            if len(first) == k or len(top) < take or take >= n:
                 break
             take *= 4
         if not len(top):
             return {}
-        threshold = scores[top[-1]] if len(reports) < k else min(scores[i] for i in top if self.passages[i].report in reports)
+        if len(first) < k:
+            threshold = scores[top[-1]]
+        else:
+            threshold = scores[top[np.isin(top_codes, top_codes[first])]].min()
         with np.errstate(invalid="ignore"):  # nan >= threshold is False: not retrieved
             subset = np.flatnonzero(scores >= threshold)
         return self._rollup(scores, subset)
 
     def _rollup(self, scores: np.ndarray, subset: np.ndarray | None = None) -> dict[str, tuple[float, int]]:
-        per_report: dict[str, list[tuple[float, int]]] = defaultdict(list)
-        positions = range(len(scores)) if subset is None else subset
-        for i in positions:
-            s = scores[i]
-            if not math.isnan(s):
-                per_report[self.passages[i].report].append((float(s), int(i)))
+        """Report -> (rolled-up score, position of its best passage), over ``subset`` (sorted positions; all if None).
+
+        A report's best passage: the highest score, ties by position. Reports
+        come in the order of their first retrieved passage.
+        """
+        idx = np.arange(len(scores)) if subset is None else np.asarray(subset, dtype=np.int64)
+        idx = idx[~np.isnan(scores[idx])]
+        if not len(idx):
+            return {}
+        codes, names = self._report_codes()
+        values, groups = scores[idx], codes[idx]
+        order = np.lexsort((idx, -values, groups))  # by report, best passage first, ties by position
+        sorted_groups = groups[order]
+        starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+        ends = np.r_[starts[1:], len(order)]
         out: dict[str, tuple[float, int]] = {}
-        for rep, items in per_report.items():
-            # best passage first; ties by passage order in the index (stable)
-            items.sort(key=lambda t: (-t[0], t[1]))
-            score = items[0][0] if self.rollup == "max" else sum(s for s, _ in items[:3])
-            out[rep] = (score, items[0][1])
+        # reports in the order of their first retrieved passage (positions ascending)
+        first_seen = np.argsort(idx[np.unique(groups, return_index=True)[1]], kind="stable")
+        for g in first_seen:
+            s, e = starts[g], ends[g]
+            best = order[s]
+            score = float(values[best]) if self.rollup == "max" else sum(float(v) for v in values[order[s:min(s + 3, e)]])
+            out[names[sorted_groups[s]]] = (score, int(idx[best]))
         return out
 
     def search(self, query: str, k: int = 10) -> list[Hit]:

@@ -69,7 +69,7 @@ from ddrsearch.retrieval.fusion import RRF_K, Fusion
 from ddrsearch.retrieval.legs import TwoLegRetriever
 from ddrsearch.retrieval.lexical import BM25Retriever
 from ddrsearch.retrieval.passages import Hit
-from ddrsearch.retrieval.rowchoice import ROW_RULES, choose_row
+from ddrsearch.retrieval.rowchoice import ROW_RULES, RowTable
 from ddrsearch.retrieval.structured import StructuredIndex
 from ddrsearch.text.rewriting import load_rig_terms, rewrite_query
 from ddrsearch.text.spelling import Spelling, query_words
@@ -269,7 +269,7 @@ class TunedHybridRetriever(TwoLegRetriever):
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
         other.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
             "_idf_cache", "_positions", "_plain_tok", "_row_terms_cache", "_matcher", "_passage_groups",
-            "_passage_counts_cache")})
+            "_passage_counts_cache", "_row_table_cache")})
         return other
 
     # --- the legs --------------------------------------------------------------------
@@ -485,7 +485,14 @@ class TunedHybridRetriever(TwoLegRetriever):
             if not self._reports:
                 return None
             self.structured_index = StructuredIndex(list(self._reports.values()))
-        return self.structured_index.score(query)
+        # remembered for the last questions: the scores and the row shown both ask for it
+        index, cache = self.__dict__.get("_structured_cache", (None, {}))
+        if index is not self.structured_index or len(cache) > 64:
+            index, cache = self.structured_index, {}
+            self._structured_cache = (index, cache)
+        if query not in cache:
+            cache[query] = index.score(query)
+        return cache[query]
 
     def passage_scores(self, query: str) -> np.ndarray:
         """Fused passage scores of the two legs (after the levers), plus the structured path's bonus."""
@@ -532,34 +539,40 @@ class TunedHybridRetriever(TwoLegRetriever):
             cache[i] = set(self.bm25.tokenize(self.passages[i].text))
         return cache[i]
 
-    def _passage_table(self) -> tuple[dict[str, list[int]], list[str], list[str]]:
-        """Each report's passage positions (in passage order), each passage's kind and text: built once per passages."""
-        table = self.__dict__.get("_passage_table_cache")
-        if table is None or table[0] is not self.passages or len(table[0]) != len(self.passages):
-            by_report: dict[str, list[int]] = defaultdict(list)
-            for i, p in enumerate(self.passages):
-                by_report[p.report].append(i)
-            table = (self.passages, dict(by_report), [p.kind for p in self.passages], [p.text for p in self.passages])
-            self._passage_table_cache = table
-        return table[1], table[2], table[3]
+    def _row_table(self) -> RowTable:
+        """The row choice's question-independent table (:class:`~ddrsearch.retrieval.rowchoice.RowTable`), once per passages."""
+        table = self.__dict__.get("_row_table_cache")
+        if table is None or table[0] is not self.passages or table[1] != len(self.passages):
+            ps = self.passages
+            table = (ps, len(ps), RowTable([p.report for p in ps], [p.kind for p in ps], [p.text for p in ps],
+                                           self.bm25.tokenize))
+            self._row_table_cache = table
+        return table[2]
 
     def rank(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
-        """The top ``k`` reports, each showing the row the ``row`` rule picks (the fused scores computed once)."""
+        """The top ``k`` reports, each showing the row the ``row`` rule picks (the fused scores computed once).
+
+        The rows of all ``k`` reports are chosen together (:meth:`RowTable.choose`) and each hit is
+        made once, with the question's terms its row holds.
+        """
         if self.row == "fused":
             return super().rank(query, scores, k)
-        hits = self.ranked_passages(query, scores, k)  # each described once, below, with the row chosen
-        if not hits:
-            return hits
-        terms = set(self.bm25.tokenize(self.rewrite(query)))
+        rolled = self._rollup_top(scores, k)
+        order = sorted(rolled, key=lambda rep: (-rolled[rep][0], rep))[:k]
+        if not order:
+            return []
+        terms = set(self.query_terms(query))
         match = self.structured_match(query)
-        idf = self._idf()
-        by_report, kinds, texts = self._passage_table()
+        chosen = self._row_table().choose(order, rule=self.row, terms=terms, idf=self._idf(), scores=scores,
+                                          depths=match.depths if match is not None else None)
         out = []
-        for h in hits:
-            best = choose_row(by_report[h.report], rule=self.row, terms=terms, row_terms=self._row_terms, idf=idf,
-                              scores=scores, kinds=kinds, texts=texts,
-                              depth=match.depths.get(h.report) if match is not None else None)
+        for rank, (rep, (best, held)) in enumerate(zip(order, chosen, strict=True), start=1):
             p = self.passages[best]
-            out.append(self.describe(query, replace(h, text=p.text, page=p.page, row=p.row, start=p.start, end=p.end,
-                                                    passage_id=p.passage_id)))
+            hit = Hit(report=rep, score=rolled[rep][0], rank=rank, text=p.text, page=p.page, row=p.row,
+                      start=p.start, end=p.end, passage_id=p.passage_id, ocr=p.ocr, terms=held)
+            if not held and p.text:
+                code = self.code_match(query, hit, held)
+                if code is not None:
+                    hit = replace(hit, code=code)
+            out.append(hit)
         return out
