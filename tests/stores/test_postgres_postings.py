@@ -2,11 +2,12 @@
 
 Issue 25: BM25 in SQL read every passage holding a query term through its
 tsvector and was the PostgreSQL backend's bottleneck from 10x the archive on.
-It now reads a postings table (term, passage, tf) through an index on the term;
-these tests pin that the scores did not move: equal to the in-memory
+It now reads a postings table (term, passage, tf) through an index on (term,
+passage); these tests pin that the scores did not move: equal to the in-memory
 BM25Retriever's on every question of the shipped sets over the sample, after an
 add as after a full index, with the postings holding each passage's exact term
-counts. Skipped, with one line, when pgserver cannot start here.
+counts, and a top n found by term bounds (MaxScore) equal to the full ranking's
+first n. Skipped, with one line, when pgserver cannot start here.
 """
 
 from __future__ import annotations
