@@ -2,11 +2,12 @@
 
 Issue 25: BM25 in SQL read every passage holding a query term through its
 tsvector and was the PostgreSQL backend's bottleneck from 10x the archive on.
-It now reads a postings table (term, passage, tf) through an index on the term;
-these tests pin that the scores did not move: equal to the in-memory
+It now reads a postings table (term, passage, tf) through an index on (term,
+passage); these tests pin that the scores did not move: equal to the in-memory
 BM25Retriever's on every question of the shipped sets over the sample, after an
 add as after a full index, with the postings holding each passage's exact term
-counts. Skipped, with one line, when pgserver cannot start here.
+counts, and a top n found by term bounds (MaxScore) equal to the full ranking's
+first n. Skipped, with one line, when pgserver cannot start here.
 """
 
 from __future__ import annotations
@@ -118,3 +119,27 @@ def test_bm25_reads_the_postings_index_not_every_passage(pg_url, sample_chunks, 
         plan = pg.lexical_plan("stuck pipe while tripping out")
     assert pg.tables["postings"] in plan and "Index" in plan, plan
     assert pg.tables["passages"] not in plan, plan
+
+
+def test_top_passages_by_term_bounds_equal_the_full_rankings_first_n_ties_included(pg_url, sample_chunks,
+                                                                                    embedder, questions):
+    """BM25's top n (scored only on the passages holding the query's rarer terms, MaxScore) is the first n
+    of the full ranking, scores and order alike, for every shipped question and several n; the sample is
+    indexed twice under other report names, so every score is tied with a copy's and the order of ties
+    (report, then passage id) is pinned at the cut too."""
+    from dataclasses import replace
+
+    copies = [replace(c, passage_id=f"COPY{i}_{c.passage_id}", report=f"COPY{i}_{c.report}")
+              for i in range(2) for c in sample_chunks]
+    pg = PostgresRetriever("bm25", collection="postings_top", url=pg_url, embedder=embedder).index(copies)
+    compared = 0
+    for q in questions:
+        terms = pg.tokenize(q)
+        if not terms:
+            continue
+        with pg.conn.transaction():
+            full = pg._lexical(terms, None)
+            for n in (1, 5, 25, 100):
+                assert pg._lexical(terms, n) == full[:n], (q, n)
+        compared += 1
+    assert compared >= 200
