@@ -178,7 +178,9 @@ class _Drawn:
                 "draws itself); a daily report's page nests none. Not read.", self.path, "DDRSEARCH_MAX_PAGE_BYTES")
         count = self.size(xref, room)
         own = self.names.get(xref, scope)  # a form without its own /Resources uses its caller's
-        for name in _drawn_names(self.doc.xref_stream(xref) or b"") if count <= room else ():
+        if count > room or not self.forms:  # no form to draw: its Do operators draw nothing more
+            return count
+        for name in _drawn_names(self.doc.xref_stream(xref) or b""):
             child = own.get(name)
             if child is None:  # unresolved: counts as the largest form the page has
                 count += max((self.form(x, own, room - count, depth + 1) for x in self.forms), default=0)
