@@ -15,6 +15,9 @@ temporary folder and read in a fresh process (so its peak memory is its own):
   within the page limits -> ``read_report``, once under the default
   ``DDRSEARCH_MAX_READ_SECONDS`` (60 s) and once with it set to 2 s, to show
   where the time limit stops it (checked between PyMuPDF calls);
+* a one-page PDF of a few KB whose page draws one form XObject of 20,000 words
+  500 times (10 million words drawn from 157 KB of instructions) -> ``read_report``
+  (``DDRSEARCH_MAX_PAGE_BYTES``, counting each form's bytes each time it is drawn);
 * a 5,000-word question -> the default pipeline's search over the ten-report sample
   (``DDRSEARCH_MAX_QUESTION_WORDS``; needs the sample PDFs and the embedding model).
 
@@ -44,6 +47,28 @@ LAUGHS = "\n".join(
     [f'{c}: &{c} [{",".join([f"*{p}"] * 9)}]' for p, c in zip("abcdefg", "bcdefgh")]
     + ["name: laughs", "corpus: archive", "questions:", "  - id: Q1", "    question: *h", ""])
 LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + LAUGHS
+
+
+def form_drawn(path: Path, words: int, times: int) -> None:
+    """One page drawing a form XObject of ``words`` words (tiny, inside the page) ``times`` times."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+    font = page.get_fonts()[0][0]
+    vocab = b"stuck pipe jar circulate condition mud lost circulation".split()
+    lines = [b"BT /helv 2 Tf 20 %.1f Td (%s) Tj ET" % (40 + 1.5 * i, b" ".join(vocab[(i + j) % 8] for j in range(40)))
+             for i in range(words // 40)]
+    form = doc.get_new_xref()
+    doc.update_object(form, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {font} 0 R>>>>>>")
+    doc.update_stream(form, b"\n".join(lines), compress=True)
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    doc.xref_set_key(resources, "XObject", f"<</Fm0 {form} 0 R>>")
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\nq /Fm0 Do Q" * times, compress=True)
+    doc.save(path, garbage=4, deflate=True)
+    doc.close()
 
 
 def _make(case: str, tmp: Path) -> Path:
@@ -81,6 +106,9 @@ def _make(case: str, tmp: Path) -> Path:
         doc.update_stream(xref, doc.xref_stream(xref) + line * int(size / len(line)), compress=True)
         doc.save(path, garbage=4, deflate=True)
         doc.close()
+    elif case == "form":
+        path = tmp / "form.pdf"
+        form_drawn(path, words=20_000, times=500)
     else:
         path = tmp / "question.txt"
         path.write_text(" ".join(["stuck", "pipe", "during", "the", "slide"] * 1000), encoding="utf-8")
@@ -114,7 +142,7 @@ def _run(case: str, path: Path) -> dict:
 
             load_questions(path, check_evidence=False)
             outcome = "read (no limit!)"
-        elif case in ("pages", "inflate", "inflate-2mb", "slow", "slow-2s"):
+        elif case in ("pages", "inflate", "inflate-2mb", "slow", "slow-2s", "form"):
             from ddrsearch.reading.report import read_report
 
             read_report(path)
@@ -138,12 +166,13 @@ LIMITS = {
     "inflate-2mb": "DDRSEARCH_MAX_PAGE_CHARS=200,000 (after extraction)",
     "slow": "DDRSEARCH_MAX_READ_SECONDS=60 (default)",
     "slow-2s": "DDRSEARCH_MAX_READ_SECONDS=2",
+    "form": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
     "question": "DDRSEARCH_MAX_QUESTION_WORDS=100",
 }
 NAMES = {"laughs": "billion-laughs YAML", "pages": "5,000-page PDF", "inflate": "inflating stream, 29 MB",
          "inflate-2mb": "inflating stream, 1.9 MB",
          "slow": "50 pages x 1.9 MB", "slow-2s": "50 pages x 1.9 MB, 2 s",
-         "question": "5,000-word question"}
+         "form": "form XObject drawn 500x", "question": "5,000-word question"}
 
 
 def main() -> int:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import datetime as dt
 from types import SimpleNamespace
 
-from ddrsearch.answers.generation import MIN_OVERLAP, build_prompt, check_citations, evidence_lines, overlap
+import pytest
+
+from ddrsearch.answers.generation import (
+    MIN_OVERLAP,
+    build_prompt,
+    check_citations,
+    evidence_lines,
+    negation_differs,
+    overlap,
+)
 
 ROW = SimpleNamespace(row_id="D038-r08", date=dt.date(2020, 11, 26), start="23:30", end="04:00",
                       text="During the slide lost tool face and became stuck at 6,507'. Work pipe free")
@@ -57,3 +66,34 @@ def test_a_cited_sentence_without_any_term_scores_zero_not_one():
 
     assert overlap("\U0001f4a5\U0001f525 [D039-r01].", "Packers failed to set") == 0.0
     assert overlap("It was the [D039-r01].", "Packers failed to set") == 0.0
+
+
+@pytest.mark.data
+def test_a_cited_sentence_negating_what_its_archive_row_says_is_flagged_beside_its_score(archive_folder):
+    """Before: 'The hydraulic line on the grabber box did not fail [D011-r06].' scored 0.86 against report 11's
+    row 'Hydraulic line failed on grabber box.' and passed as supported. After: the negation that differs is
+    flagged (NEGATION DIFFERS: fail) beside the score and the check is not ok; the sentence as the row says it,
+    and a sentence about report 46's row that keeps its 'did not open', pass."""
+    from ddrsearch.answers.sources import row_id
+    from ddrsearch.reading.report import read_report
+
+    rows = {}
+    for name in ("FORGE-16A-78-32_Drilling_011_2020-10-30.pdf", "FORGE-16A-78-32_Drilling_046_2020-12-04.pdf"):
+        report = read_report(archive_folder / name)
+        rows.update({row_id(report, r): SimpleNamespace(row_id=row_id(report, r), date=report.report_date,
+                                                         start=r.start, end=r.end, text=r.operations)
+                     for r in report.operations})
+    evidence = evidence_lines([rows["D011-r06"], rows["D046-r04"]])
+    assert "Hydraulic line failed on grabber box" in evidence["D011-r06"]
+    allowed = ["D011-r06", "D046-r04"]
+    denied = "The hydraulic line on the grabber box did not fail [D011-r06]."
+    check = check_citations(denied, allowed, evidence)
+    assert check.scores[0][2] >= MIN_OVERLAP and not check.weak  # the words alone pass
+    assert not check.ok and check.negated == [(denied, ["D011-r06"], check.scores[0][2], ["fail"])]
+    report = check.report().splitlines()
+    assert report[0] == f"NEGATION DIFFERS with D011-r06 (one negates what the other says: fail): {denied}"
+    assert report[1] == f"overlap {check.scores[0][2]:.2f} with D011-r06 (NEGATION DIFFERS: fail): {denied}"
+    for said in ("The hydraulic line on the grabber box failed and was replaced [D011-r06].",
+                 "The lower port did not open and two packer elements were lost [D046-r04]."):
+        assert check_citations(said, allowed, evidence).ok, check_citations(said, allowed, evidence).report()
+    assert negation_differs("The lower port opened [D046-r04].", evidence["D046-r04"]) == ["open"]

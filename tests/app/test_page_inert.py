@@ -36,7 +36,7 @@ def _assert_inert(at) -> str:
     for source, rendered in _rendered(at):
         assert "<img" not in rendered and "<a " not in rendered, source
         assert "://" not in source and "www." not in source, source  # no GFM autolink either
-        shown.append(html.unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u2060", ""))
+        shown.append(html.unescape(re.sub(r"<[^>]+>", "", rendered)))
     return "\n".join(shown)
 
 
@@ -59,8 +59,10 @@ def test_inert_text_renders_as_itself_and_makes_no_element():
     for text in (IMAGE, TAG, ROW, ROW2, ANSWER, "*bold* _em_ ~s~ `code` $x$ :red[x] a@b.com | x |", "# H\n- item\n1. one\n> q"):
         rendered = _MD.render(inert(text))
         assert "<img" not in rendered and "<a " not in rendered and "<h1>" not in rendered and "<li>" not in rendered
-        assert "<em>" not in rendered and "<code>" not in rendered and "<blockquote>" not in rendered
-        assert " ".join(html.unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u2060", "").split()) == " ".join(text.split())
+        # the only emphasis is inert's own: one character where an autolink would start (http:<em>/</em>/)
+        assert all(len(em) == 1 for em in re.findall(r"<em>(.*?)</em>", rendered)), rendered
+        assert "<code>" not in rendered and "<blockquote>" not in rendered
+        assert " ".join(html.unescape(re.sub(r"<[^>]+>", "", rendered)).split()) == " ".join(text.split())
 
 
 @pytest.mark.model
@@ -103,17 +105,3 @@ def test_a_row_and_an_answer_carrying_images_and_tags_are_shown_as_text(tmp_path
         srv.shutdown()
         srv.server_close()
         thread.join(timeout=5)
-
-
-# GFM's autolink literals, as Streamlit's Markdown finds them in the text it has already decoded
-_AUTOLINK = re.compile(r"(?i)(https?|ftp)://|www\.|[-.\w+]@[-\w]+\.[-\w]")
-
-
-def test_inert_text_holds_no_autolink_even_after_its_references_are_decoded():
-    """Before: a row printing http://evil.example/phish, www.evil.example/login or boss@evil.example became a live
-    link in the answer card (Streamlit decodes &#58; before it links). After: a WORD JOINER keeps each apart."""
-    for text in ("see http://evil.example/phish?q=secret", "visit www.evil.example/login today",
-                 "mail boss@evil.example", "ftp://evil.example/f https://127.0.0.1:8766/x.png"):
-        decoded = html.unescape(inert(text))
-        assert not _AUTOLINK.search(decoded), decoded
-        assert decoded.replace("\u2060", "") == text  # shown as it was, the joiner invisible

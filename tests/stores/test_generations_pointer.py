@@ -94,3 +94,63 @@ def test_a_header_that_is_a_fifo_or_a_link_is_refused_without_blocking_or_readin
         header.symlink_to(tmp_path / "outside" / "header.json")
     with pytest.raises(SearchIndexError, match="is damaged"):
         current_generation(index)
+
+
+@pytest.fixture()
+def written(tmp_path):
+    """An index of one generation written by write_generation: two passages, their vectors, a BM25 index."""
+    import bm25s
+    import numpy as np
+
+    from ddrsearch.retrieval.passages import Passage
+    from ddrsearch.stores.generations import write_generation
+
+    passages = [Passage(passage_id=f"r.pdf#row{i}", report="r.pdf", kind="operation", text=t)
+                for i, t in enumerate(["stuck pipe at 6507 ft", "lost circulation"])]
+    bm25 = bm25s.BM25()
+    bm25.index(bm25s.tokenize([p.text for p in passages], show_progress=False), show_progress=False)
+    vectors = np.eye(2, 3, dtype=np.float32)
+    header = {"format": FORMAT, "settings": {}, "reports": [{"file_name": "r.pdf", "passages": 2}],
+              "n_passages": 2, "dim": 3}
+    return write_generation(tmp_path / "ix", header, passages, vectors, bm25), tmp_path
+
+
+@pytest.mark.parametrize("name", ["passages.json", "vectors.npy"])
+@pytest.mark.parametrize("kind", ["a FIFO", "a link to /dev/zero", "a link to a copy outside"])
+def test_passages_and_vectors_that_are_a_fifo_or_a_link_are_refused_with_the_stores_error(written, name, kind):
+    """Before: passages.json and vectors.npy were opened following links: a FIFO blocked the reader for ever and
+    a link to /dev/zero filled the memory (or a copy outside the index was read). After: each is read as
+    header.json is (no link followed, no blocking, a regular file) and refused as damaged, naming the file."""
+    import os
+    import shutil
+
+    generation, tmp_path = written
+    assert generation.problems() == [] and generation.vectors().shape == (2, 3)
+    target = generation.folder / name
+    shutil.copy2(target, tmp_path / name)
+    target.unlink()
+    if kind == "a FIFO":
+        os.mkfifo(target)
+    elif kind == "a link to /dev/zero":
+        target.symlink_to("/dev/zero")
+    else:
+        target.symlink_to(tmp_path / name)
+    read = generation.passages if name == "passages.json" else generation.vectors
+    with pytest.raises(SearchIndexError, match=f"is damaged \\({name}: "):
+        read()
+    assert any(f"({name}: " in problem for problem in generation.problems())
+
+
+def test_a_vectors_file_whose_header_claims_more_rows_than_it_holds_is_refused_before_any_allocation(written):
+    """A vectors.npy whose header is rewritten to claim 10**9 rows (the bytes hold 2) is refused from its header
+    and size, memory-mapped or not, without numpy allocating the claimed 12 GB."""
+    generation, _ = written
+    path = generation.folder / "vectors.npy"
+    data = path.read_bytes()
+    forged = data.replace(b"(2, 3)", b"(1000000000, 3)")
+    header_end = data.index(b"\n") + 1
+    forged = forged[:forged.index(b"\n")].ljust(header_end - 1) + b"\n" + data[header_end:]
+    path.write_bytes(forged)
+    for mmap in (False, True):
+        with pytest.raises(SearchIndexError, match="its header says \\(1000000000, 3\\) float32"):
+            generation.vectors(mmap=mmap)

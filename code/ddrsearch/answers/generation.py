@@ -53,6 +53,7 @@ __all__ = [
     "check_citations",
     "evidence_lines",
     "llm_config",
+    "negation_differs",
     "overlap",
     "split_sentences",
     "strip_controls",
@@ -164,6 +165,57 @@ def overlap(sentence: str, evidence: str) -> float:
     if not terms:
         return 0.0
     return len(terms & _overlap_terms(evidence)) / len(terms)
+
+
+#: Words that negate what follows (``n't`` ends a word: didn't, wasn't); "failed to" negates its verb.
+_NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nor", "cannot", "unable", "failed to",
+                        "fails to", "fail to", "n't"})
+_NEGATION_WINDOW = 3
+#: Words that end a negation's reach as punctuation does ("did not fail and was replaced": replaced is said).
+_CLAUSE_WORDS = frozenset({"and", "but", "then", "while", "after", "before", "so"})
+_WORD_OR_STOP = re.compile(r"[A-Za-z0-9]+(?:['’]t)?|[.,;:!?()]")
+
+
+def _negated_terms(text: str) -> tuple[set[str], set[str]]:
+    """``(negated, affirmed)``: the terms (as :func:`overlap` counts them) within :data:`_NEGATION_WINDOW` terms
+    after a negation word of :data:`_NEGATIONS` (up to the clause's punctuation), and those said outside one."""
+    negated: set[str] = set()
+    affirmed: set[str] = set()
+    words = _WORD_OR_STOP.findall(CITATION_RE.sub(" ", text).lower())
+    window = 0
+    for i, word in enumerate(words):
+        pair = f"{word} {words[i + 1]}" if i + 1 < len(words) else ""
+        if word in _NEGATIONS or pair in _NEGATIONS or word.endswith(("n't", "n\u2019t")):
+            window = _NEGATION_WINDOW
+            continue
+        if not word[0].isalnum() or word in _CLAUSE_WORDS:
+            window = 0
+            continue
+        terms = _overlap_terms(word)
+        if terms and window:
+            negated |= terms
+            window -= 1
+        elif terms:
+            affirmed |= terms
+    return negated, affirmed
+
+
+def negation_differs(sentence: str, evidence: str) -> list[str]:
+    """The terms ``sentence`` and ``evidence`` both hold that one negates and the other does not, sorted.
+
+    A term is negated within three terms after ``not``, ``no``, ``never``,
+    ``without``, ``none``, ``nor``, ``cannot``, ``unable``, ``failed to`` or a
+    word ending in ``n't`` (up to punctuation or ``and``, ``but``, ``then``...), and affirmed anywhere
+    else; a term negated in one text and affirmed (not negated) in the other
+    is listed. A word-window test, not a parser: it sees "did not fail"
+    against "failed", not a negation carried by other words.
+
+    >>> negation_differs("The hydraulic line did not fail [D011-r06].", "Hydraulic line failed on grabber box.")
+    ['fail']
+    """
+    s_neg, s_aff = _negated_terms(sentence)
+    e_neg, e_aff = _negated_terms(evidence)
+    return sorted(((s_neg - s_aff) & (e_aff - e_neg)) | ((e_neg - e_aff) & (s_aff - s_neg)))
 
 
 #: The most bytes of an endpoint's reply read (a reply of a few cited sentences is a few kilobytes).
@@ -318,6 +370,8 @@ class CitationCheck:
             the rows' text was given (:func:`overlap` with its cited rows
             that were in the prompt, joined; 0 when none was).
         weak: the ``scores`` under :data:`MIN_OVERLAP`.
+        negated: ``(sentence, cited ids, overlap, terms)`` for each cited sentence whose rows say a term it
+            holds the other way (:func:`negation_differs`: "did not fail" against a row saying it failed).
     """
 
     sentences: list[tuple[str, list[str]]] = field(default_factory=list)
@@ -325,11 +379,12 @@ class CitationCheck:
     unknown: list[str] = field(default_factory=list)
     scores: list[tuple[str, list[str], float]] = field(default_factory=list)
     weak: list[tuple[str, list[str], float]] = field(default_factory=list)
+    negated: list[tuple[str, list[str], float, list[str]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         """True when every sentence cites, every citation was in the prompt and no cited sentence's rows hold too few of its words."""
-        return bool(self.sentences) and not self.uncited and not self.unknown and not self.weak
+        return bool(self.sentences) and not self.uncited and not self.unknown and not self.weak and not self.negated
 
     def report(self) -> str:
         """One line per flag (or one line saying all is supported), then each cited sentence's overlap with its rows.
@@ -337,7 +392,10 @@ class CitationCheck:
         The score lines (when scored) read ``overlap 0.67 with D038-r08: <sentence>``; a
         sentence under :data:`MIN_OVERLAP` reads ``LOW OVERLAP 0.20 with ...`` among the flags.
         """
-        scored = [f"overlap {x:.2f} with {', '.join(ids)}: {s}" for s, ids, x in self.scores if x >= MIN_OVERLAP]
+        differs = {s: terms for s, _, _, terms in self.negated}
+        scored = [f"overlap {x:.2f} with {', '.join(ids)}"
+                  + (f" (NEGATION DIFFERS: {', '.join(differs[s])})" if s in differs else "") + f": {s}"
+                  for s, ids, x in self.scores if x >= MIN_OVERLAP]
         if self.ok:
             head = f"All {len(self.sentences)} sentence(s) cite rows that were in the prompt."
             if self.scores:
@@ -348,6 +406,8 @@ class CitationCheck:
         lines += [f"NOT IN THE PROMPT: {i}" for i in self.unknown]
         lines += [f"LOW OVERLAP {x:.2f} with {', '.join(ids)} (the row does not say most of it): {s}"
                   for s, ids, x in self.weak]
+        lines += [f"NEGATION DIFFERS with {', '.join(ids)} (one negates what the other says: {', '.join(t)}): {s}"
+                  for s, ids, _, t in self.negated]
         if not self.sentences:
             lines.append("The answer is empty.")
         return "\n".join(lines + scored)
@@ -385,4 +445,7 @@ def check_citations(answer: str, allowed: Sequence[str], evidence: Mapping[str, 
             check.scores.append(score)
             if score[2] < MIN_OVERLAP:
                 check.weak.append(score)
+            differs = negation_differs(sentence, " ".join(rows)) if rows else []
+            if differs:
+                check.negated.append((*score, differs))
     return check

@@ -7,7 +7,9 @@ that another program serves on this machine could then open the app's
 ``/_stcore/stream``, ask questions and read the rows the app answers with.
 This module puts :func:`no_other_origin` in the place of that check in every
 Streamlit server module that holds it (Streamlit lets a same-origin request
-through before it asks), answers only the Host names 127.0.0.1 and localhost
+through before it asks; its same-origin test compares host and port only, so
+:func:`same_origin_only` takes its place and compares the scheme too: a page of
+``https://127.0.0.1:PORT`` is not the app served over ``http``), answers only the Host names 127.0.0.1 and localhost
 (:data:`ALLOWED_HOSTS`: a page re-pointed at this machine by DNS rebinding
 sends its own name), then runs Streamlit's command line with the arguments
 given. If no module holds the check (another Streamlit), it says so
@@ -18,8 +20,14 @@ from __future__ import annotations
 
 import importlib
 import sys
+from urllib.parse import urlsplit
 
-__all__ = ["ALLOWED_HOSTS", "CHECK", "host_options", "no_other_origin", "restrict_origins"]
+__all__ = ["ALLOWED_HOSTS", "CHECK", "SAME_ORIGIN_CHECK", "host_options", "no_other_origin", "restrict_origins",
+           "same_origin_only", "served_scheme"]
+
+#: Streamlit's WebSocket test of an Origin against the Host (``starlette_websocket._is_origin_allowed``).
+SAME_ORIGIN_CHECK = "_is_origin_allowed"
+_SAME_ORIGIN_MODULE = "streamlit.web.server.starlette.starlette_websocket"
 
 #: The name of Streamlit's check of an origin's host, replaced in the modules that hold it.
 CHECK = "is_url_from_allowed_origins"
@@ -35,8 +43,32 @@ def no_other_origin(url: str) -> bool:
     return False
 
 
+def served_scheme() -> str:
+    """``"https"`` when Streamlit serves over TLS (``server.sslCertFile`` set), else ``"http"``."""
+    from streamlit import config
+
+    return "https" if config.get_option("server.sslCertFile") else "http"
+
+
+def same_origin_only(origin: str | None, host: str | None) -> bool:
+    """Whether a WebSocket upgrade with ``origin`` (the Origin header) sent to ``host`` (the Host header) is the
+    page's own: the Host is one Streamlit answers, and the Origin has the scheme the app is served over
+    (:func:`served_scheme`) and the Host's host and port. No Origin (a client that is not a browser) passes, as
+    in Streamlit.
+    """
+    from streamlit.web.server.starlette.starlette_websocket import is_host_allowed
+
+    if not is_host_allowed(host):
+        return False
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme == served_scheme() and parts.netloc == host
+
+
 def restrict_origins() -> list[str]:
-    """Put :func:`no_other_origin` in place of Streamlit's origin check; return the modules patched (may be empty)."""
+    """Put :func:`no_other_origin` in place of Streamlit's origin check, and :func:`same_origin_only` in place
+    of its same-origin test; return the modules patched (may be empty)."""
     patched = []
     for name in _MODULES:
         try:
@@ -46,6 +78,9 @@ def restrict_origins() -> list[str]:
         if callable(getattr(module, CHECK, None)):
             setattr(module, CHECK, no_other_origin)
             patched.append(name)
+        if name == _SAME_ORIGIN_MODULE and callable(getattr(module, SAME_ORIGIN_CHECK, None)) \
+                and callable(getattr(module, "is_host_allowed", None)):
+            setattr(module, SAME_ORIGIN_CHECK, same_origin_only)
     return patched
 
 

@@ -65,7 +65,7 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def _quote_html(hit) -> str:
     """The row quoted, its matching words in ``<mark>``: every piece of the row made inert first, on one line."""
-    parts = [f"<mark>{inert(p)}</mark>" if m else inert(p) for p, m in hit.segments()]
+    parts = [f"<mark>{inert(p, in_html=True)}</mark>" if m else inert(p, in_html=True) for p, m in hit.segments()]
     return f"<blockquote>{''.join(parts)}</blockquote>".replace("\n", " ")
 
 

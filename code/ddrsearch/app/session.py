@@ -80,17 +80,18 @@ _LINE_START = re.compile(r"^([ \t]*)([-+=>#.)_]|\d+[.)])", re.MULTILINE)
 
 
 def _reference(match: re.Match) -> str:
-    """One markup character as a numeric character reference; before ``:``, ``@`` and ``www``'s ``.`` also a
-    WORD JOINER (U+2060, invisible): Streamlit's Markdown decodes the references before it turns
-    ``http://``, ``www.`` and ``a@b.c`` into links, and the joiner keeps them apart."""
-    char = match.group(0)
-    return f"{_JOINER if char in ':@.' else ''}&#{ord(char)};"
+    """One markup character as a numeric character reference (``[`` -> ``&#91;``)."""
+    return f"&#{ord(match.group(0))};"
 
 
-_JOINER = "\u2060"
+#: Where GFM's autolink literals would start once Streamlit has decoded the references (its remark-gfm links
+#: ``http://``, ``www.`` and ``a@b.c`` in the decoded text of each text node): the first ``/`` of ``://``, the
+#: third ``w`` of ``www.``, the character after ``@``. Each is put in emphasis (``*/*``), which ends the text
+#: node there, so no node holds a whole autolink; the characters themselves are unchanged (copying gives them).
+_AUTOLINK_START = re.compile(r"(?<=&#58;)/(?=/)|(?<=[Ww]{2})[Ww](?=&#46;)|(?<=&#64;)[A-Za-z0-9]")
 
 
-def inert(text: str) -> str:
+def inert(text: str, *, in_html: bool = False) -> str:
     """``text`` made inert for Streamlit's Markdown (``st.markdown``, ``st.caption``, ``st.info``, ...): shown as is.
 
     Text from reports, models, file names and questions is data: every
@@ -98,16 +99,27 @@ def inert(text: str) -> str:
     HTML ``<img src=...>``, an autolink ``http://...`` or ``www.``, emphasis,
     Streamlit's ``:red[...]``) becomes a numeric HTML character reference
     (``[`` -> ``&#91;``), which Markdown shows as the character itself, in
-    text and inside HTML alike. Control characters are removed
+    text and inside HTML alike. Streamlit's Markdown decodes references before
+    it finds autolink literals, so one character of each (``http://``,
+    ``www.``, ``a@b``) is also put in emphasis (``http&#58;*/*/``), which splits
+    the text where the link would start: what is shown and copied is the text's
+    own characters. Control characters are removed
     (:func:`ddrsearch.answers.generation.strip_controls`); newlines are kept.
 
+    Args:
+        text: the data.
+        in_html: the result goes inside an HTML block (``<blockquote>...``), where Markdown finds no
+            autolink and emphasis would show its ``*``: no emphasis is added.
+
     >>> inert("![p](http://127.0.0.1:1/x.png) <img src=x>")
-    '!&#91;p&#93;(http\\u2060&#58;//127.0.0.1:1/x.png) &#60;img src=x&#62;'
+    '!&#91;p&#93;(http&#58;*/*/127.0.0.1:1/x.png) &#60;img src=x&#62;'
     """
     from ddrsearch.answers.generation import strip_controls
 
     text = _MARKUP.sub(_reference, strip_controls(text))
-    return _LINE_START.sub(lambda m: m.group(1) + "".join(f"&#{ord(c)};" for c in m.group(2)), text)
+    text = _LINE_START.sub(lambda m: m.group(1) + "".join(f"&#{ord(c)};" for c in m.group(2)), text)
+    return text if in_html else _AUTOLINK_START.sub(lambda m: f"*{m.group(0)}*", text)
+
 
 #: Method key -> what the page calls it.
 METHODS: dict[str, str] = {

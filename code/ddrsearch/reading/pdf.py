@@ -13,6 +13,7 @@ and :func:`group_lines` groups words into the lines a reader sees.
 from __future__ import annotations
 
 import os
+import re
 import time
 import warnings
 import zlib
@@ -38,7 +39,7 @@ from ddrsearch.errors import (
 if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
     import pymupdf
 
-__all__ = ["MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "MAX_READ_SECONDS", "ReadClock", "Word", "folder_pdfs", "group_lines", "join_words",
+__all__ = ["MAX_FORM_DEPTH", "MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "MAX_READ_SECONDS", "ReadClock", "Word", "folder_pdfs", "group_lines", "join_words",
            "limits", "open_pdf", "page_text", "page_words"]
 
 #: Default limits of one report PDF; the settings ``DDRSEARCH_MAX_PAGES``, ``DDRSEARCH_MAX_PAGE_BYTES`` and
@@ -54,6 +55,9 @@ MAX_READ_SECONDS = 60.0
 
 class ReadClock:
     """The time one file's reading may take: ``DDRSEARCH_MAX_READ_SECONDS`` (default 60 s) from its start.
+
+    The clock starts once PyMuPDF is imported (the constructor imports it), so
+    the first file a process reads is not charged for the import.
 
     :meth:`check` is called between the reader's PyMuPDF calls: after the
     file is opened, before and after each page's text and words are
@@ -77,6 +81,8 @@ class ReadClock:
         self.path = Path(path)
         self.seconds = float(seconds if seconds is not None
                              else settings.get_number("DDRSEARCH_MAX_READ_SECONDS", MAX_READ_SECONDS))
+        import pymupdf  # noqa: F401  (its first import, 0.5-2 s, is the process's time, not the file's)
+
         self.start = time.monotonic()
 
     def check(self, where: str) -> None:
@@ -130,20 +136,96 @@ def _stream_bytes(doc, xref: int, cap: int, clock: ReadClock | None = None, wher
                               None) from exc
 
 
-def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: ReadClock | None = None) -> None:
-    """Refuse a page whose drawing instructions (its content streams and form XObjects) exceed the byte limit."""
-    limit = cap["DDRSEARCH_MAX_PAGE_BYTES"]
-    total = 0
-    for xref in [*page.get_contents(), *(x[0] for x in page.get_xobjects())]:
+#: Deepest nesting of form XObjects (a form drawing a form ...) a page may have; a FORGE page has none.
+MAX_FORM_DEPTH = 12
+
+_DO = re.compile(rb"/([^\s/\[\]()<>{}%]*)\s*Do(?![^\s/\[\]()<>{}%])")  # "/Name Do": one form or image drawn
+_HEX = re.compile(rb"#([0-9A-Fa-f]{2})")
+
+
+def _drawn_names(data: bytes) -> list[str]:
+    """The XObject names a content stream draws (``/Name Do``), in order, ``#xx`` escapes decoded as MuPDF does."""
+    return [_HEX.sub(lambda m: bytes([int(m[1], 16)]), name).decode("utf-8", "replace")
+            for name in _DO.findall(data)]
+
+
+class _Drawn:
+    """Counts the bytes one page draws (see :func:`_check_page`), each stream decoded once."""
+
+    def __init__(self, doc, page, pno: int, path: Path, clock: ReadClock | None):
+        self.doc, self.pno, self.path, self.clock = doc, pno, path, clock
+        self.names: dict[int, dict[str, int]] = {}  # invoking stream (0: the page) -> its XObject names -> xref
+        self.kinds: dict[int, str] = {}
+        for xref, name, invoker, _bbox in page.get_xobjects():
+            self.names.setdefault(invoker, {})[name] = xref
+            self.kinds[xref] = doc.xref_get_key(xref, "Subtype")[1]
+        self.forms = [x for x, kind in self.kinds.items() if kind == "/Form"]
+        self.drawn: dict[int, int] = {}  # form xref -> the bytes one drawing of it draws
+
+    def size(self, xref: int, room: int) -> int:
+        """The stream's decoded bytes, counted up to ``room + 1``."""
         try:
-            total += _stream_bytes(doc, xref, limit - total, clock, f"page {pno}'s drawing instructions")
+            return _stream_bytes(self.doc, xref, room, self.clock, f"page {self.pno}'s drawing instructions")
         except CorruptPDFError as exc:
-            raise CorruptPDFError(f"{path}: {exc} Fetch or copy the file again, or leave it out.", path) from exc
+            raise CorruptPDFError(f"{self.path}: {exc} Fetch or copy the file again, or leave it out.",
+                                  self.path) from exc
+
+    def stream(self, xref: int, scope: dict[str, int], room: int, depth: int) -> int:
+        """Bytes the stream ``xref`` draws, counted up to ``room + 1``, its names resolved in ``scope``."""
+        if depth > MAX_FORM_DEPTH:
+            raise ReportTooLargeError(
+                f"{self.path}: page {self.pno} nests form XObjects more than {MAX_FORM_DEPTH} deep (or a form "
+                "draws itself); a daily report's page nests none. Not read.", self.path, "DDRSEARCH_MAX_PAGE_BYTES")
+        count = self.size(xref, room)
+        own = self.names.get(xref, scope)  # a form without its own /Resources uses its caller's
+        if count > room or not self.forms:  # no form to draw: its Do operators draw nothing more
+            return count
+        for name in _drawn_names(self.doc.xref_stream(xref) or b""):
+            child = own.get(name)
+            if child is None:  # unresolved: counts as the largest form the page has
+                count += max((self.form(x, own, room - count, depth + 1) for x in self.forms), default=0)
+            elif self.kinds.get(child) == "/Form":
+                count += self.form(child, own, room - count, depth + 1)
+            if count > room:
+                break
+        return count
+
+    def form(self, xref: int, scope: dict[str, int], room: int, depth: int) -> int:
+        """One drawing of the form ``xref``, remembered once counted within ``room``."""
+        if xref not in self.drawn:
+            one = self.stream(xref, scope, room, depth)
+            if one > room:
+                return one
+            self.drawn[xref] = one
+        return self.drawn[xref]
+
+
+def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: ReadClock | None = None) -> None:
+    """Refuse a page that draws more than the byte limit of instructions.
+
+    The bytes a page draws are its content streams' plus, for each ``Do`` of a
+    form XObject, that form's bytes and those it draws in turn (each time it is
+    drawn: a 150 KB form drawn 500 times is 75 MB of text to extract), and each
+    image XObject's bytes once. Every stream is counted while it inflates
+    (:func:`_stream_bytes`) before it is decoded to find its ``Do`` operators; a
+    name that resolves to no listed XObject counts as the largest form the page
+    has. Nesting deeper than :data:`MAX_FORM_DEPTH` (or a form that draws
+    itself) is refused.
+    """
+    limit = cap["DDRSEARCH_MAX_PAGE_BYTES"]
+    counter = _Drawn(doc, page, pno, path, clock)
+    total = 0
+    streams = [(xref, True) for xref in page.get_contents()]
+    streams += [(xref, False) for xref, kind in counter.kinds.items() if kind != "/Form"]  # images: once
+    for xref, draws in streams:
+        room = limit - total
+        total += counter.stream(xref, counter.names.get(0, {}), room, 0) if draws else counter.size(xref, room)
         if total > limit:
             raise ReportTooLargeError(
-                f"{path}: page {pno} holds more than {limit:,} bytes of drawing instructions, the limit for one page "
-                "(a daily report's page has under 100,000). Not read; if the file is a real report, raise the limit "
-                "with DDRSEARCH_MAX_PAGE_BYTES=<bytes>.", path, "DDRSEARCH_MAX_PAGE_BYTES")
+                f"{path}: page {pno} holds more than {limit:,} bytes of drawing instructions ({total:,} counted "
+                "so far, a form XObject each time it is drawn), the limit for one page (a daily report's "
+                "page has under 100,000). Not read; if the file is a real report, raise the limit with "
+                "DDRSEARCH_MAX_PAGE_BYTES=<bytes>.", path, "DDRSEARCH_MAX_PAGE_BYTES")
 
 
 def page_text(doc, page, pno: int, path: Path, cap: dict[str, int] | None = None,
@@ -157,7 +239,8 @@ def page_text(doc, page, pno: int, path: Path, cap: dict[str, int] | None = None
 
     Raises:
         ReportTooLargeError: the page's drawing instructions exceed ``DDRSEARCH_MAX_PAGE_BYTES`` (checked
-            before any text is extracted), its text exceeds ``DDRSEARCH_MAX_PAGE_CHARS``, or the file has
+            before any text is extracted, a form XObject counted each time it is drawn) or nest forms deeper
+            than :data:`MAX_FORM_DEPTH`, its text exceeds ``DDRSEARCH_MAX_PAGE_CHARS``, or the file has
             been read for longer than ``DDRSEARCH_MAX_READ_SECONDS``.
     """
     cap = cap or limits()

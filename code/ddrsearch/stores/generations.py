@@ -96,7 +96,7 @@ class Generation:
             SearchIndexError: the file is missing or damaged (the message names it and says to rebuild).
         """
         try:
-            return np.load(self.vectors_path, allow_pickle=False, mmap_mode="r" if mmap else None)
+            return _read_vectors(self.vectors_path, mmap)
         except (OSError, ValueError, EOFError) as exc:
             raise damaged(self.folder.parent, self.vectors_path, exc) from None
 
@@ -122,11 +122,10 @@ class Generation:
             SearchIndexError: the file is there but cannot be read (the message names it and says to rebuild).
         """
         path = self.folder / name
-        if not path.is_file():
+        if not os.path.lexists(path):
             return None
         try:
-            with open(path, encoding="utf-8") as fh:
-                return json.load(fh)
+            return json.loads(_read_regular(path, _JSON_MAX_BYTES).decode("utf-8"))
         except (OSError, ValueError) as exc:
             raise damaged(self.folder.parent, path, exc) from None
 
@@ -184,9 +183,15 @@ def _passage_record(p: Passage) -> dict:
 
 
 def read_passages(path: Path) -> list[Passage]:
-    """Passages from a ``passages.json`` written by :func:`write_generation` (lists become tuples)."""
-    with open(path, encoding="utf-8") as fh:
-        records = json.load(fh)
+    """Passages from a ``passages.json`` written by :func:`write_generation` (lists become tuples).
+
+    The file is read as ``header.json`` is (a regular file, not a link, at most 4 GiB).
+
+    Raises:
+        OSError: a link, a FIFO or a device, or over the size; ValueError: not JSON.
+        SearchIndexError: passages with fields this version does not know.
+    """
+    records = json.loads(_read_regular(Path(path), _JSON_MAX_BYTES).decode("utf-8"))
     names = {f.name for f in dataclasses.fields(Passage)}
     out = []
     for rec in records:
@@ -209,6 +214,47 @@ _POINTER_MAX_BYTES = 256
 _HEADER_MAX_BYTES = 64 * 1024 * 1024
 
 
+#: The largest passages.json (or other JSON file of a generation) read: the 76 FORGE reports' is a few MB.
+_JSON_MAX_BYTES = 4 * 1024 ** 3
+
+
+def _open_regular(path: Path) -> int:
+    """A descriptor of ``path`` opened without following a link or blocking, checked to be a regular file."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path.name} is not a regular file")
+    return fd
+
+
+def _read_vectors(path: Path, mmap: bool) -> np.ndarray:
+    """The float32 matrix of a ``.npy`` file opened by :func:`_open_regular`, its header checked first.
+
+    The header must say a C-ordered 2-D float32 array whose bytes the file holds exactly, so a forged header
+    cannot make numpy allocate a shape the file does not have.
+
+    Raises:
+        OSError, ValueError: a link, FIFO or device, not a ``.npy`` file, or a header the bytes disagree with.
+    """
+    fd = _open_regular(path)
+    try:
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            version = np.lib.format.read_magic(fh)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, fortran, dtype = read_header(fh)
+            if dtype != np.dtype("<f4") or fortran or len(shape) != 2:
+                raise ValueError(f"its header says {dtype} {tuple(shape)}, not a C-ordered float32 matrix")
+            offset, size = fh.tell(), os.fstat(fd).st_size
+            if size != offset + 4 * shape[0] * shape[1]:
+                raise ValueError(f"{size:,} bytes, its header says {tuple(shape)} float32 ({offset + 4 * shape[0] * shape[1]:,})")
+            if mmap:  # the map holds its own descriptor: closing this one leaves it valid
+                return np.memmap(fh, dtype=np.float32, mode="r", shape=tuple(shape), offset=offset)
+            return np.fromfile(fh, dtype=np.float32, count=shape[0] * shape[1]).reshape(shape)
+    finally:
+        os.close(fd)
+
+
 def _read_regular(path: Path, max_bytes: int, *, refuse_longer: bool = True) -> bytes:
     """The bytes of ``path``, a regular file that is not a link, at most ``max_bytes`` of them.
 
@@ -221,10 +267,8 @@ def _read_regular(path: Path, max_bytes: int, *, refuse_longer: bool = True) -> 
     Raises:
         OSError: it cannot be opened, is a link (``ELOOP``), is not a regular file, or is over ``max_bytes``.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    fd = _open_regular(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path.name} is not a regular file")
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(max_bytes + 1)
     finally:
@@ -520,7 +564,7 @@ def _write_generation_files(folder: Path, header: dict, passages_json: bytes, ve
             fh.flush()
             os.fsync(fh.fileno())
     with open(folder / "vectors.npy", "wb") as fh:
-        np.save(fh, vectors, allow_pickle=False)
+        np.save(fh, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)  # what _read_vectors reads
         fh.flush()
         os.fsync(fh.fileno())
     bm25.save(folder / "bm25", allow_pickle=False, show_progress=False)
