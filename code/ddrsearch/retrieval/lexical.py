@@ -27,6 +27,10 @@ __all__ = ["BM25Retriever", "InvertedIndex", "KeywordRetriever", "SavedBM25", "s
 #: The files of bm25s's saved index that :class:`SavedBM25` reads and writes.
 _ARRAYS = {"data": "data.csc.index.npy", "indices": "indices.csc.index.npy", "indptr": "indptr.csc.index.npy"}
 _VOCAB, _PARAMS = "vocab.index.json", "params.index.json"
+#: The array types each file of a saved index may hold (bm25s writes float32 scores, int32 or int64 positions).
+_ARRAY_TYPES = {"data": ("<f4", "<f8"), "indices": ("<i4", "<i8"), "indptr": ("<i4", "<i8")}
+#: Most bytes a saved index's vocabulary or parameter file may have (:class:`SavedBM25`).
+JSON_MAX_BYTES = 256 * 1024 * 1024
 
 
 def summed_scores(scores: dict, term_ids: Sequence[int], dtype="float32") -> np.ndarray:
@@ -61,23 +65,35 @@ class SavedBM25:
     which bm25s imports), a third of a second. It scores as bm25s does
     (:func:`summed_scores`) and writes the same files back (:meth:`save`).
 
+    Every file is read by :mod:`ddrsearch.files` (a regular file, no link followed, a JSON file at most
+    :data:`JSON_MAX_BYTES`, each array's ``.npy`` header checked against its size before it is read).
+
     Raises (at construction):
-        OSError: a file is missing or unreadable.
-        ValueError: a file is damaged, or the index is not a Lucene-method one.
+        OSError: a file is missing or unreadable, a link, a FIFO or a device, or over its size limit.
+        ValueError: a file is damaged (an array header its bytes disagree with, columns that do not match
+            the data), or the index is not a Lucene-method one.
         KeyError, TypeError: the parameters or vocabulary are not bm25s's.
     """
 
     def __init__(self, folder: str | Path):
+        from ddrsearch.files import read_npy, read_regular
+
         folder = Path(folder)
-        self.params = json.loads((folder / _PARAMS).read_text(encoding="utf-8"))
-        vocab = json.loads((folder / _VOCAB).read_text(encoding="utf-8"))
+        if folder.is_symlink():
+            raise OSError(f"{folder.name} is a link, not the index's own folder")
+        self.params = json.loads(read_regular(folder / _PARAMS, JSON_MAX_BYTES).decode("utf-8"))
+        vocab = json.loads(read_regular(folder / _VOCAB, JSON_MAX_BYTES).decode("utf-8"))
         if not isinstance(self.params, dict) or not isinstance(vocab, dict):
             raise TypeError(f"{folder}: the BM25 parameters and vocabulary must be JSON objects")
         if self.params.get("method") != "lucene" or self.params.get("idf_method", "lucene") != "lucene":
             raise ValueError(f"{folder}: a BM25 index of the Lucene method is expected, not {self.params.get('method')!r}")
         self.vocab_dict: dict[str, int] = vocab
         self.dtype = np.dtype(self.params.get("dtype", "float32"))
-        self.scores = {name: np.load(folder / file, allow_pickle=False) for name, file in _ARRAYS.items()}
+        self.scores = {name: read_npy(folder / file, dtypes=_ARRAY_TYPES[name], ndim=1) for name, file in _ARRAYS.items()}
+        indptr = self.scores["indptr"]
+        if (len(indptr) == 0 or int(indptr[0]) != 0 or np.any(np.diff(indptr) < 0)
+                or int(indptr[-1]) != len(self.scores["data"]) or len(self.scores["indices"]) != len(self.scores["data"])):
+            raise ValueError(f"{folder}: the score matrix's columns (indptr) do not match its data")
         self.scores["num_docs"] = int(self.params["num_docs"])
         # bm25s gives the empty token the last id and no column of its own
         if max((i for t, i in vocab.items() if t), default=-1) >= len(self.scores["indptr"]) - 1:

@@ -39,7 +39,6 @@ import os
 import re
 import secrets
 import shutil
-import stat
 import sys
 import threading
 import time
@@ -50,6 +49,7 @@ import numpy as np
 
 from ddrsearch import settings
 from ddrsearch.errors import SearchIndexError
+from ddrsearch.files import read_npy, read_regular
 from ddrsearch.retrieval.passages import Passage
 
 __all__ = ["FORMAT", "GENERATION_NAME_RE", "LOCK_NAME", "Generation", "current_generation", "damaged", "index_lock", "read_passages",
@@ -125,7 +125,7 @@ class Generation:
         if not os.path.lexists(path):
             return None
         try:
-            return json.loads(_read_regular(path, _JSON_MAX_BYTES).decode("utf-8"))
+            return json.loads(read_regular(path, _JSON_MAX_BYTES).decode("utf-8"))
         except (OSError, ValueError) as exc:
             raise damaged(self.folder.parent, path, exc) from None
 
@@ -191,7 +191,7 @@ def read_passages(path: Path) -> list[Passage]:
         OSError: a link, a FIFO or a device, or over the size; ValueError: not JSON.
         SearchIndexError: passages with fields this version does not know.
     """
-    records = json.loads(_read_regular(Path(path), _JSON_MAX_BYTES).decode("utf-8"))
+    records = json.loads(read_regular(Path(path), _JSON_MAX_BYTES).decode("utf-8"))
     names = {f.name for f in dataclasses.fields(Passage)}
     out = []
     for rec in records:
@@ -218,64 +218,13 @@ _HEADER_MAX_BYTES = 64 * 1024 * 1024
 _JSON_MAX_BYTES = 4 * 1024 ** 3
 
 
-def _open_regular(path: Path) -> int:
-    """A descriptor of ``path`` opened without following a link or blocking, checked to be a regular file."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(f"{path.name} is not a regular file")
-    return fd
-
-
 def _read_vectors(path: Path, mmap: bool) -> np.ndarray:
-    """The float32 matrix of a ``.npy`` file opened by :func:`_open_regular`, its header checked first.
-
-    The header must say a C-ordered 2-D float32 array whose bytes the file holds exactly, so a forged header
-    cannot make numpy allocate a shape the file does not have.
+    """The float32 matrix of ``vectors.npy``, read by :func:`ddrsearch.files.read_npy` (no link, header checked).
 
     Raises:
         OSError, ValueError: a link, FIFO or device, not a ``.npy`` file, or a header the bytes disagree with.
     """
-    fd = _open_regular(path)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            version = np.lib.format.read_magic(fh)
-            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                           else np.lib.format.read_array_header_2_0)
-            shape, fortran, dtype = read_header(fh)
-            if dtype != np.dtype("<f4") or fortran or len(shape) != 2:
-                raise ValueError(f"its header says {dtype} {tuple(shape)}, not a C-ordered float32 matrix")
-            offset, size = fh.tell(), os.fstat(fd).st_size
-            if size != offset + 4 * shape[0] * shape[1]:
-                raise ValueError(f"{size:,} bytes, its header says {tuple(shape)} float32 ({offset + 4 * shape[0] * shape[1]:,})")
-            if mmap:  # the map holds its own descriptor: closing this one leaves it valid
-                return np.memmap(fh, dtype=np.float32, mode="r", shape=tuple(shape), offset=offset)
-            return np.fromfile(fh, dtype=np.float32, count=shape[0] * shape[1]).reshape(shape)
-    finally:
-        os.close(fd)
-
-
-def _read_regular(path: Path, max_bytes: int, *, refuse_longer: bool = True) -> bytes:
-    """The bytes of ``path``, a regular file that is not a link, at most ``max_bytes`` of them.
-
-    With ``refuse_longer=False`` a longer file gives its first ``max_bytes + 1``
-    bytes (the caller says what is wrong with it) instead of an error.
-
-    Opened without following a link and without blocking (a FIFO would), then
-    checked with ``fstat``, so a link, a FIFO or a device is refused as it is.
-
-    Raises:
-        OSError: it cannot be opened, is a link (``ELOOP``), is not a regular file, or is over ``max_bytes``.
-    """
-    fd = _open_regular(path)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(max_bytes + 1)
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes and refuse_longer:
-        raise OSError(f"{path.name} is over {max_bytes:,} bytes")
-    return data
+    return read_npy(path, dtypes=("<f4",), ndim=2, mmap=mmap)
 
 
 def _pointed_name(index_dir: Path, pointer: Path) -> str:
@@ -283,7 +232,7 @@ def _pointed_name(index_dir: Path, pointer: Path) -> str:
     repair = (f"Repair it: write the name of one of the index's gen-NNNNNN-xxxxxx folders into {pointer} (the "
               f"newest whole one), or delete {index_dir} and rebuild it with: ddrsearch index build")
     try:
-        raw = _read_regular(pointer, _POINTER_MAX_BYTES, refuse_longer=False)  # a link or FIFO swapped in: refused
+        raw = read_regular(pointer, _POINTER_MAX_BYTES, refuse_longer=False)  # a link or FIFO swapped in: refused
         name = raw.decode("utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise SearchIndexError(f"The index pointer {pointer} cannot be read ({exc}). {repair}") from None
@@ -323,7 +272,7 @@ def current_generation(index_dir: str | os.PathLike) -> Generation | None:
     name = _pointed_name(index_dir, pointer)
     folder = index_dir / name
     try:
-        header = json.loads(_read_regular(folder / "header.json", _HEADER_MAX_BYTES).decode("utf-8"))
+        header = json.loads(read_regular(folder / "header.json", _HEADER_MAX_BYTES).decode("utf-8"))
     except (OSError, ValueError) as exc:
         raise SearchIndexError(f"The index {index_dir} is damaged ({exc}); rebuild it with: ddrsearch index build") from None
     if not isinstance(header, dict) or not isinstance(header.get("settings"), dict) \
