@@ -97,3 +97,12 @@ def test_a_cited_sentence_negating_what_its_archive_row_says_is_flagged_beside_i
                  "The lower port did not open and two packer elements were lost [D046-r04]."):
         assert check_citations(said, allowed, evidence).ok, check_citations(said, allowed, evidence).report()
     assert negation_differs("The lower port opened [D046-r04].", evidence["D046-r04"]) == ["open"]
+
+
+def test_a_date_or_place_after_a_negation_is_not_negated():
+    """Before: 'The packers did not set on 2020-12-07. [D049-r05]' against its evidence line (which prints the
+    row's date) was flagged NEGATION DIFFERS: 2020, since the date fell within three words of 'not'."""
+    row = "2020-12-07 06:00-08:30: Pressures indicated that ball did not seat and packers did not set."
+    assert negation_differs("The packers did not set on 2020-12-07. [D049-r05]", row) == []
+    assert negation_differs("No losses at 6,507 ft [D046-r00].", "Losses at 6,507 ft.") == ["loss"]
+    assert negation_differs("The packers did not set [D049-r05].", "Packers set at 9,950 ft.") == ["set"]

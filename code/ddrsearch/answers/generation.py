@@ -173,6 +173,9 @@ _NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nor", "cannot"
 _NEGATION_WINDOW = 3
 #: Words that end a negation's reach as punctuation does ("did not fail and was replaced": replaced is said).
 _CLAUSE_WORDS = frozenset({"and", "but", "then", "while", "after", "before", "so"})
+#: Words that end a negation's reach too: what follows them says where or when, not what did not happen
+#: ("did not set on 2020-12-07": the date is not negated).
+_PLACE_WORDS = frozenset({"on", "at", "in", "from", "for", "with", "by", "during", "until", "since", "of"})
 _WORD_OR_STOP = re.compile(r"[A-Za-z0-9]+(?:['’]t)?|[.,;:!?()]")
 
 
@@ -188,11 +191,11 @@ def _negated_terms(text: str) -> tuple[set[str], set[str]]:
         if word in _NEGATIONS or pair in _NEGATIONS or word.endswith(("n't", "n\u2019t")):
             window = _NEGATION_WINDOW
             continue
-        if not word[0].isalnum() or word in _CLAUSE_WORDS:
+        if not word[0].isalnum() or word in _CLAUSE_WORDS or word in _PLACE_WORDS:
             window = 0
             continue
         terms = _overlap_terms(word)
-        if terms and window:
+        if terms and window and not any(c.isdigit() for c in word):  # a number or date is a value, not a claim
             negated |= terms
             window -= 1
         elif terms:
@@ -205,7 +208,8 @@ def negation_differs(sentence: str, evidence: str) -> list[str]:
 
     A term is negated within three terms after ``not``, ``no``, ``never``,
     ``without``, ``none``, ``nor``, ``cannot``, ``unable``, ``failed to`` or a
-    word ending in ``n't`` (up to punctuation or ``and``, ``but``, ``then``...), and affirmed anywhere
+    word ending in ``n't`` (up to punctuation, ``and``, ``but``, ``then``... or a word of place or time such as
+    ``on``, ``at``, ``during``; a number or date is never negated), and affirmed anywhere
     else; a term negated in one text and affirmed (not negated) in the other
     is listed. A word-window test, not a parser: it sees "did not fail"
     against "failed", not a negation carried by other words.
