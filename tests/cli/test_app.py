@@ -97,7 +97,7 @@ def test_the_app_in_a_browser_shows_result_rows(archive_folder):
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
         rows = driver.find_elements(By.CSS_SELECTOR, "[class*='st-key-hit-']")
         assert len(rows) == 5
-        assert rows[0].text.startswith("1. D049 · report 49 · 2020-12-07 · row 5, 14:00-19:00")
+        assert rows[0].text.startswith("1. D049 · report 49 dated 2020-12-07 · row 5, 2020-12-06 14:00-19:00")
         assert "Attempted multiple times to set packers" in rows[0].text
         button = rows[0].find_element(By.CSS_SELECTOR, "[data-testid='stDownloadButton']")
         assert "Download the PDF (the row is on page 1)" in button.text
