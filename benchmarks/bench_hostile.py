@@ -49,28 +49,6 @@ LAUGHS = "\n".join(
 LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + LAUGHS
 
 
-def form_drawn(path: Path, words: int, times: int) -> None:
-    """One page drawing a form XObject of ``words`` words (tiny, inside the page) ``times`` times."""
-    import pymupdf
-
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
-    font = page.get_fonts()[0][0]
-    vocab = b"stuck pipe jar circulate condition mud lost circulation".split()
-    lines = [b"BT /helv 2 Tf 20 %.1f Td (%s) Tj ET" % (40 + 1.5 * i, b" ".join(vocab[(i + j) % 8] for j in range(40)))
-             for i in range(words // 40)]
-    form = doc.get_new_xref()
-    doc.update_object(form, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {font} 0 R>>>>>>")
-    doc.update_stream(form, b"\n".join(lines), compress=True)
-    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
-    doc.xref_set_key(resources, "XObject", f"<</Fm0 {form} 0 R>>")
-    xref = page.get_contents()[0]
-    doc.update_stream(xref, doc.xref_stream(xref) + b"\nq /Fm0 Do Q" * times, compress=True)
-    doc.save(path, garbage=4, deflate=True)
-    doc.close()
-
-
 def _make(case: str, tmp: Path) -> Path:
     import pymupdf
 
@@ -108,7 +86,9 @@ def _make(case: str, tmp: Path) -> Path:
         doc.close()
     elif case == "form":
         path = tmp / "form.pdf"
-        form_drawn(path, words=20_000, times=500)
+        from ddrsearch.reading.synthetic import write_form_drawn
+
+        write_form_drawn(path, words=20_000, times=500)
     else:
         path = tmp / "question.txt"
         path.write_text(" ".join(["stuck", "pipe", "during", "the", "slide"] * 1000), encoding="utf-8")

@@ -14,6 +14,7 @@ import pytest
 from ddrsearch.errors import CorruptPDFError, ReportError, ReportTooLargeError, SettingError
 from ddrsearch.reading.pdf import MAX_FORM_DEPTH, open_pdf
 from ddrsearch.reading.report import read_report
+from ddrsearch.reading.synthetic import write_form_drawn
 
 pytestmark = pytest.mark.data
 
@@ -40,34 +41,6 @@ def _inflating(path, megabytes: float) -> None:
     doc.close()
 
 
-def _form_drawn(path, words: int, times: int, nested: int = 0, itself: bool = False) -> None:
-    """One page drawing a form XObject of ``words`` tiny words ``times`` times; with ``nested``, the page draws
-    an outer form that draws the word form ``nested`` times; ``itself``: the word form also draws itself."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
-    font = page.get_fonts()[0][0]
-    vocab = b"stuck pipe jar circulate condition mud lost circulation".split()
-    lines = [b"BT /helv 2 Tf 20 %.1f Td (%s) Tj ET" % (40 + 1.5 * i, b" ".join(vocab[(i + j) % 8] for j in range(40)))
-             for i in range(max(1, words // 40))]
-    form = doc.get_new_xref()
-    doc.update_object(form, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {font} 0 R>>"
-                            f"/XObject<</Me {form} 0 R>>>>>>" if itself else
-                      f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {font} 0 R>>>>>>")
-    doc.update_stream(form, b"\n".join(lines) + (b"\n/Me Do" if itself else b""), compress=True)
-    drawn = form
-    if nested:
-        drawn = doc.get_new_xref()
-        doc.update_object(drawn, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</XObject<</In#20er {form} 0 R>>>>>>")
-        doc.update_stream(drawn, b"q /In#20er Do Q\n" * nested, compress=True)
-    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
-    doc.xref_set_key(resources, "XObject", f"<</Fm0 {drawn} 0 R>>")
-    xref = page.get_contents()[0]
-    doc.update_stream(xref, doc.xref_stream(xref) + b"\nq /Fm0 Do Q" * times, compress=True)
-    doc.save(path, garbage=4, deflate=True)
-    doc.close()
-
-
 def _no_text(monkeypatch) -> None:
     def no_text(self, *a, **k):
         raise AssertionError("text was extracted from the over-limit page")
@@ -81,10 +54,10 @@ def test_a_form_xobject_drawn_many_times_is_counted_each_time_it_is_drawn(tmp_pa
     each drawing counts the form's bytes, so the page draws 78 MB and is refused before any text is extracted,
     naming the file, the page, the limit and the setting; drawn once, the same page is read."""
     path = tmp_path / "form.pdf"
-    _form_drawn(path, words=20_000, times=500)
+    write_form_drawn(path, words=20_000, times=500)
     assert path.stat().st_size < 20_000
     once = tmp_path / "once.pdf"
-    _form_drawn(once, words=20_000, times=1)
+    write_form_drawn(once, words=20_000, times=1)
     assert "stuck pipe" in open_pdf(once)[0].get_text()
     _no_text(monkeypatch)
     with pytest.raises(ReportTooLargeError) as exc:
@@ -98,7 +71,7 @@ def test_a_form_drawn_by_a_form_counts_for_every_drawing_of_both(tmp_path, monke
     """A 1 KB word form drawn 100 times by a form the page draws 100 times is 10 MB drawn (each under the limit
     once): refused; the inner form's name is written with a #20 escape, resolved as MuPDF resolves it."""
     path = tmp_path / "nested.pdf"
-    _form_drawn(path, words=200, times=100, nested=100)
+    write_form_drawn(path, words=200, times=100, nested=100)
     _no_text(monkeypatch)
     with pytest.raises(ReportTooLargeError, match="page 1 holds more than 2,000,000 bytes"):
         read_report(path)
@@ -107,7 +80,7 @@ def test_a_form_drawn_by_a_form_counts_for_every_drawing_of_both(tmp_path, monke
 def test_a_form_that_draws_itself_is_refused_at_the_nesting_limit(tmp_path, monkeypatch):
     """A form XObject whose stream draws itself is refused (nesting deeper than MAX_FORM_DEPTH), not followed."""
     path = tmp_path / "itself.pdf"
-    _form_drawn(path, words=40, times=1, itself=True)
+    write_form_drawn(path, words=40, times=1, itself=True)
     _no_text(monkeypatch)
     with pytest.raises(ReportTooLargeError, match=f"nests form XObjects more than {MAX_FORM_DEPTH} deep"):
         read_report(path)

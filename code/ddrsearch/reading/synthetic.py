@@ -8,6 +8,9 @@ a second page with or without its heading repeated. The columns are
 left-aligned and there are no ruled lines (unlike the WellEz PDFs), so the
 reader's fallback for unruled tables is exercised too.
 
+:func:`write_form_drawn` writes a hostile page (a small file whose drawn text is huge), for the
+reader's limits.
+
 :func:`write_scanned_copy` makes an image-only copy of a real report, as a
 scanner or fax would: rendered at a chosen dpi, optionally skewed and with
 noise, and saved as a PDF without a text layer.
@@ -23,7 +26,8 @@ from typing import NamedTuple
 import numpy as np
 import pymupdf
 
-__all__ = ["COLUMN_X", "STUCK_PIPE_DAY", "SyntheticRow", "scan_page", "write_report", "write_scanned_copy"]
+__all__ = ["COLUMN_X", "STUCK_PIPE_DAY", "SyntheticRow", "scan_page", "write_form_drawn", "write_report",
+           "write_scanned_copy"]
 
 #: Left edge of each column (FROM, TO, HRS, PHASE, CODE, NPT, OPERATIONS), points.
 COLUMN_X = (40.0, 78.0, 116.0, 150.0, 240.0, 300.0, 330.0)
@@ -197,3 +201,47 @@ def write_scanned_copy(source: str | os.PathLike, path: str | os.PathLike, dpi: 
     src.close()
     out.close()
     return path
+
+
+def write_form_drawn(path: str | os.PathLike, words: int, times: int, nested: int = 0, itself: bool = False) -> Path:
+    """Write a hostile one-page PDF: a form XObject of ``words`` tiny words drawn ``times`` times.
+
+    The file stays a few kilobytes while its text, as drawn, is ``words x times``
+    words: the case the reader's count of drawn bytes refuses
+    (``DDRSEARCH_MAX_PAGE_BYTES``, :mod:`ddrsearch.reading.pdf`).
+
+    Args:
+        path: the PDF to write.
+        words: words in the form (at least 40: one line of 40 words per 40).
+        times: how many times the page draws its form.
+        nested: when above 0, the page draws an outer form (named ``In er`` in the file, ``In#20er``) that
+            draws the word form ``nested`` times, so each drawing of the page's form draws ``nested`` of it.
+        itself: the word form also draws itself (a loop a reader must refuse).
+
+    Returns:
+        ``Path(path)``.
+    """
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+    font = page.get_fonts()[0][0]
+    vocab = b"stuck pipe jar circulate condition mud lost circulation".split()
+    lines = [b"BT /helv 2 Tf 20 %.1f Td (%s) Tj ET" % (40 + 1.5 * i, b" ".join(vocab[(i + j) % 8] for j in range(40)))
+             for i in range(max(1, words // 40))]
+    form = doc.get_new_xref()
+    doc.update_object(form, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {font} 0 R>>"
+                            f"/XObject<</Me {form} 0 R>>>>>>" if itself else
+                      f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {font} 0 R>>>>>>")
+    doc.update_stream(form, b"\n".join(lines) + (b"\n/Me Do" if itself else b""), compress=True)
+    drawn = form
+    if nested:
+        drawn = doc.get_new_xref()
+        doc.update_object(drawn, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</XObject<</In#20er {form} 0 R>>>>>>")
+        doc.update_stream(drawn, b"q /In#20er Do Q\n" * nested, compress=True)
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    doc.xref_set_key(resources, "XObject", f"<</Fm0 {drawn} 0 R>>")
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\nq /Fm0 Do Q" * times, compress=True)
+    doc.save(path, garbage=4, deflate=True)
+    doc.close()
+    return Path(path)
