@@ -372,7 +372,13 @@ class Answerer:
         self._df: dict[str, int] | None = None
 
     def _terms(self, words: str) -> set[str]:
-        return set(self.retriever.bm25.tokenize(words))
+        # cut once per text: each question asks again for the terms of the rows it scores
+        cache = self.__dict__.setdefault("_terms_cache", {})
+        if words not in cache:
+            if len(cache) >= 8192:
+                cache.clear()
+            cache[words] = frozenset(self.retriever.bm25.tokenize(words))
+        return set(cache[words])
 
     def idf(self, term: str) -> float:
         """Lucene IDF of ``term`` over the indexed passages: ln(1 + (N - df + 0.5) / (df + 0.5)).

@@ -8,7 +8,9 @@ match the question highlighted, using PyMuPDF's word boxes
 (``page.get_pixmap(clip=...)``). :func:`verify_row` re-reads the clip's text
 from the PDF and checks that every printed line of the row's OPERATIONS text
 is there word for word; :func:`verify_quote` checks a quotation against a
-report's rows. (chapters/10-traceable-answers.ipynb)
+report's rows. (chapters/10-traceable-answers.ipynb) :class:`RowCrops` draws the
+same crops for a page that shows many: each PDF is opened once, each row's
+region rendered once, and the highlights are painted on a copy of it.
 
 :func:`archive_gaps` lists what the archive does not contain, from the data:
 report numbers that are missing (the FORGE archive starts at drilling report
@@ -20,14 +22,17 @@ HRS). :func:`day_status` says whether a given day has a report.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ddrsearch.errors import CitationError
 from ddrsearch.reading.names import nearest_reports, row_id, short_name
-from ddrsearch.reading.pdf import open_pdf
+from ddrsearch.reading.pdf import check_page, open_pdf
 from ddrsearch.reading.report import OperationRow, Report
 
 __all__ = [
@@ -36,6 +41,7 @@ __all__ = [
     "Gap",
     "QuoteCheck",
     "RowCheck",
+    "RowCrops",
     "archive_gaps",
     "day_status",
     "find_report",
@@ -52,6 +58,7 @@ __all__ = [
 MARGIN = 2.0
 
 HIGHLIGHT = (1.0, 0.85, 0.0)  # RGB of the highlight, yellow
+HIGHLIGHT_OPACITY = 0.45  # its opacity over the printed page (0 to 1)
 
 
 def _norm(text: str) -> str:
@@ -182,20 +189,145 @@ def row_crop(report: Report, row: OperationRow | int, terms: Iterable[str] = (),
         if not 0 <= row < len(report.operations):
             raise IndexError(f"{report.file_name} has {len(report.operations)} operation rows; no row {row}")
         row = report.operations[row]
-    wanted = {re.sub(r"[^\w]", "", t.lower()) for t in terms} - {""}
+    wanted = _wanted(terms)
     doc = open_pdf(report.path)
     try:
         page = doc[row.page - 1]
         clip = _clip(page, row)
         for w in page.get_text("words", clip=clip):
             if re.sub(r"[^\w]", "", w[4].lower()) in wanted:
-                page.draw_rect(pymupdf.Rect(w[:4]), color=None, fill=HIGHLIGHT, fill_opacity=0.45, overlay=True)
+                page.draw_rect(pymupdf.Rect(w[:4]), color=None, fill=HIGHLIGHT, fill_opacity=HIGHLIGHT_OPACITY, overlay=True)
         png = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip).tobytes("png")
     finally:
         doc.close()  # never saved: the PDF on disk is untouched
     if out is not None:
         Path(out).write_bytes(png)
     return png
+
+
+def _wanted(terms: Iterable[str]) -> set[str]:
+    """The terms as :func:`row_crop` compares them with a word: lowercased letters and digits only."""
+    return {re.sub(r"[^\w]", "", t.lower()) for t in terms} - {""}
+
+
+class RowCrops:
+    """Crops of rows (:func:`row_crop`'s PNGs), the work shared between the crops of many rows and questions.
+
+    Each PDF is opened once (:func:`ddrsearch.reading.pdf.open_pdf`; each page is
+    held to :func:`ddrsearch.reading.pdf.check_page`'s limit before it is drawn) and
+    each page's drawing read once (a PyMuPDF display list, and the words on it);
+    each row's region is rendered once, with the boxes of the words wholly inside it. A crop then paints the
+    words matching its terms on a copy of that rendering: every pixel of a
+    matched word's box (in device pixels, rounded outwards) becomes ``(1 - a) x
+    pixel + a x HIGHLIGHT`` with ``a = 0.45``, the blend :func:`row_crop` asks
+    PyMuPDF for, so the two crops differ only at the boxes' edge pixels.
+
+    Args:
+        max_rows: rows whose rendering is kept (least recently used dropped
+            first); one is a few hundred kB (about 1,100 x 100 RGB pixels at zoom 2).
+        max_files: PDFs kept open at once (least recently used closed first).
+
+    A file is known by its path, size and modification time: a PDF rewritten
+    on disk is opened again and its rows rendered again. The PDFs are only
+    read, never saved. Safe to call from several threads (one lock: PyMuPDF
+    documents are not).
+    """
+
+    def __init__(self, max_rows: int = 512, max_files: int = 8):
+        if max_rows < 1 or max_files < 1:
+            raise ValueError(f"RowCrops needs max_rows and max_files of at least 1, not {max_rows} and {max_files}")
+        self.max_rows, self.max_files = max_rows, max_files
+        self._docs: OrderedDict[tuple, tuple] = OrderedDict()   # file key -> (document, {page index: display list})
+        self._rows: OrderedDict[tuple, tuple] = OrderedDict()   # (file key, row, zoom) -> rendering
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _file_key(path: Path) -> tuple:
+        st = os.stat(path)
+        return str(path), st.st_size, st.st_mtime_ns
+
+    def _document(self, key: tuple, path: Path):
+        if key in self._docs:
+            self._docs.move_to_end(key)
+            return self._docs[key]
+        for old in [k for k in self._docs if k[0] == key[0]]:  # the same file, rewritten since
+            self._docs.pop(old)[0].close()
+        # the text layer is not needed to draw; each page is checked against the page limits before it is drawn
+        entry = (open_pdf(path, require_text=False), {})
+        self._docs[key] = entry
+        while len(self._docs) > self.max_files:
+            self._docs.popitem(last=False)[1][0].close()
+        return entry
+
+    def _render(self, report: Report, row: OperationRow, zoom: float):
+        """``(pixels (height, width, 3) uint8, [(x0, y0, x1, y1, word) in device pixels])`` of ``row``'s crop."""
+        import numpy as np
+        import pymupdf
+
+        key = self._file_key(Path(report.path))
+        cache_key = (key, row.page, row.bbox, zoom)
+        if cache_key in self._rows:
+            self._rows.move_to_end(cache_key)
+            return self._rows[cache_key]
+        doc, pages = self._document(key, Path(report.path))
+        page = doc[row.page - 1]
+        clip = _clip(page, row)
+        if row.page not in pages:  # the page's drawing read once: its display list and the words on it
+            check_page(doc, page, row.page, report.path)
+            drawn = page.get_displaylist()
+            words = pymupdf.TextPage(drawn.get_textpage(flags=pymupdf.TEXTFLAGS_WORDS)).extractWORDS()
+            boxes = np.array([w[:4] for w in words], dtype=float).reshape(-1, 4)
+            pages[row.page] = (drawn, boxes, [re.sub(r"[^\w]", "", w[4].lower()) for w in words])
+        drawn, page_boxes, page_words = pages[row.page]
+        pix = drawn.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
+        pixels = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n).copy()
+        inside = np.flatnonzero((page_boxes[:, 0] >= clip.x0) & (page_boxes[:, 1] >= clip.y0)
+                                & (page_boxes[:, 2] <= clip.x1) & (page_boxes[:, 3] <= clip.y1))  # wholly in the crop
+        boxes = []
+        for i in inside:  # in device pixels, rounded outwards, within the crop
+            x0, y0, x1, y1 = page_boxes[i]
+            boxes.append((max(int(np.floor(x0 * zoom)) - pix.x, 0), max(int(np.floor(y0 * zoom)) - pix.y, 0),
+                          min(int(np.ceil(x1 * zoom)) - pix.x, pix.width),
+                          min(int(np.ceil(y1 * zoom)) - pix.y, pix.height), page_words[i]))
+        pixels.flags.writeable = False
+        rendered = (pixels, boxes)
+        self._rows[cache_key] = rendered
+        while len(self._rows) > self.max_rows:
+            self._rows.popitem(last=False)
+        return rendered
+
+    def png(self, report: Report, row: OperationRow | int, terms: Iterable[str] = (), *, zoom: float = 2.0) -> bytes:
+        """The PNG of ``row``'s crop with the words matching ``terms`` highlighted (as :func:`row_crop`).
+
+        Raises:
+            IndexError: the report has no such row. What :func:`ddrsearch.reading.pdf.open_pdf`
+            raises for an unreadable PDF; ``OSError`` when it is gone.
+        """
+        import numpy as np
+        import pymupdf
+
+        if isinstance(row, int):
+            if not 0 <= row < len(report.operations):
+                raise IndexError(f"{report.file_name} has {len(report.operations)} operation rows; no row {row}")
+            row = report.operations[row]
+        wanted = _wanted(terms)
+        with self._lock:
+            pixels, boxes = self._render(report, row, zoom)
+        out = pixels.copy()
+        color = np.array(HIGHLIGHT) * 255.0
+        for x0, y0, x1, y1, word in boxes:
+            if word in wanted and x1 > x0 and y1 > y0:
+                band = out[y0:y1, x0:x1].astype(np.float64)
+                out[y0:y1, x0:x1] = np.rint((1 - HIGHLIGHT_OPACITY) * band + HIGHLIGHT_OPACITY * color)
+        height, width = out.shape[:2]
+        return pymupdf.Pixmap(pymupdf.csRGB, width, height, out.tobytes(), 0).tobytes("png")
+
+    def close(self) -> None:
+        """Close the open PDFs and forget the renderings."""
+        with self._lock:
+            while self._docs:
+                self._docs.popitem()[1][0].close()
+            self._rows.clear()
 
 
 # --- what the archive does not contain ------------------------------------------------

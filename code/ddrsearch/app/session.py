@@ -29,6 +29,7 @@ A :class:`SearchSession` then answers, for one question:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import os
 import re
@@ -41,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from ddrsearch.answers.answerer import AnswerCard, Answerer
+from ddrsearch.answers.sources import RowCrops
 from ddrsearch.data.folders import corpus_paths
 from ddrsearch.embedding.encoder import (
     QUERY_THREADS,
@@ -270,6 +272,9 @@ class SearchSession:
         self.skipped: list[str] = []  # set by load_search: the folder's PDFs left out, each with why
         self._fingerprint = _fingerprint(self.paths)
         self._position = {p.passage_id: i for i, p in enumerate(retriever.passages)}
+        self._crops = RowCrops()  # crop_row's: each PDF opened once, each row rendered once
+        # BM25's terms of a row's text or of one of its words, cut once per session (the rows shown and marked)
+        self._tokens = functools.lru_cache(maxsize=65536)(lambda text: tuple(retriever.bm25.tokenize(text)))
 
     # --- freshness ----------------------------------------------------------------------
     def stale_reasons(self) -> list[str]:
@@ -338,7 +343,7 @@ class SearchSession:
 
     def marks(self, text: str, terms: set[str]) -> tuple[str, ...]:
         """The words of ``text`` (as printed) that BM25's tokenizer turns into one of ``terms``."""
-        words = matched_words(text, terms, self.retriever.bm25.tokenize)
+        words = matched_words(text, terms, self._tokens)
         return tuple(dict.fromkeys(text[start:end] for start, end, held in words if held))
 
     def search(self, question: str, method: str = "pipeline", k: int = 5) -> list[ResultRow]:
@@ -364,7 +369,7 @@ class SearchSession:
             report = self.by_name[h.report]
             op = report.operations[p.row] if p.kind == "operation" and p.row is not None else None
             text = op.operations if op is not None else p.text
-            held = set(self.retriever.bm25.tokenize(text))
+            held = set(self._tokens(text))
             out.append(ResultRow(
                 rank=h.rank, report=report.file_name, path=Path(report.path), label=short_name(report),
                 report_number=report.report_number, date=report.report_date, kind=p.kind, page=p.page,
@@ -397,10 +402,12 @@ class SearchSession:
         return self.crop_row(hit.report, hit.row, hit.marked_words, zoom=zoom)
 
     def crop_row(self, report: str, row: int, words: Sequence[str] = (), zoom: float = 2.0) -> bytes:
-        """PNG of row ``row`` of the report named ``report`` (:func:`ddrsearch.answers.sources.row_crop`), ``words`` highlighted."""
-        from ddrsearch.answers.sources import row_crop
+        """PNG of row ``row`` of the report named ``report`` (:func:`ddrsearch.answers.sources.row_crop`), ``words`` highlighted.
 
-        return row_crop(self.by_name[report], row, words, zoom=zoom)
+        Drawn by one :class:`ddrsearch.answers.sources.RowCrops` per session: each PDF
+        opened once and each row rendered once, the highlights painted per call.
+        """
+        return self._crops.png(self.by_name[report], row, words, zoom=zoom)
 
 
 def _disk_index(corpus, folder, paths, archive=None):
@@ -504,6 +511,9 @@ def load_search(corpus: str = "sample", folder: str | os.PathLike | None = None,
         # one search now loads the embedding model and builds what the pipeline builds at its first
         # question (the tuned pipeline's structured index and IDF table), so no question waits for them
         retriever.search("trip in hole to bottom", k=1)
+        prepare = getattr(retriever, "prepare_rows", None)
+        if prepare is not None:  # the row choice's terms of every report, so no question tokenizes them
+            prepare()
     session = SearchSession(reports, retriever, source=source, paths=paths, folder=base)
     session.index_note = index_note
     session.skipped = skipped

@@ -39,8 +39,8 @@ from ddrsearch.errors import (
 if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
     import pymupdf
 
-__all__ = ["MAX_FORM_DEPTH", "MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "MAX_READ_SECONDS", "ReadClock", "Word", "folder_pdfs", "group_lines", "join_words",
-           "limits", "open_pdf", "page_text", "page_words"]
+__all__ = ["MAX_FORM_DEPTH", "MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "MAX_READ_SECONDS", "ReadClock", "Word",
+           "check_page", "folder_pdfs", "group_lines", "join_words", "limits", "open_pdf", "page_text", "page_words"]
 
 #: Default limits of one report PDF; the settings ``DDRSEARCH_MAX_PAGES``, ``DDRSEARCH_MAX_PAGE_BYTES`` and
 #: ``DDRSEARCH_MAX_PAGE_CHARS`` change them. The 76 FORGE reports have 1 page each, at most 55 KB of
@@ -226,6 +226,19 @@ def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: Rea
                 "so far, a form XObject each time it is drawn), the limit for one page (a daily report's "
                 "page has under 100,000). Not read; if the file is a real report, raise the limit with "
                 "DDRSEARCH_MAX_PAGE_BYTES=<bytes>.", path, "DDRSEARCH_MAX_PAGE_BYTES")
+
+
+def check_page(doc, page, pno: int, path: str | os.PathLike, cap: dict[str, int] | None = None,
+               clock: ReadClock | None = None) -> None:
+    """Refuse a page to be drawn or read whose drawing instructions exceed ``DDRSEARCH_MAX_PAGE_BYTES``.
+
+    Args: as :func:`page_text` (``cap`` default: :func:`limits`).
+
+    Raises:
+        ReportTooLargeError: over the limit (the message names the file, the page and the setting).
+        CorruptPDFError: a drawing stream that cannot be inflated.
+    """
+    _check_page(doc, page, pno, Path(path), cap or limits(), clock)
 
 
 def page_text(doc, page, pno: int, path: Path, cap: dict[str, int] | None = None,

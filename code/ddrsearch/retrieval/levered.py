@@ -273,7 +273,51 @@ class TunedHybridRetriever(TwoLegRetriever):
         return other
 
     # --- the legs --------------------------------------------------------------------
+    #: Questions whose leg and fused scores are remembered (:meth:`_remembered`).
+    SCORE_MEMO = 32
+
+    def _state(self) -> tuple:
+        """What the scores depend on besides the question: the legs, the passages and every lever's value."""
+        objects = (self.passages, self.bm25, self.dense, self.fuser, self.structured_index, self._rig_table)
+        levers = (len(self.passages), len(self._reports), self.fusion, self.weight, self.rrf_k, self.candidates,
+                  self.prf, self.fb_docs, self.fb_terms, self.fb_weight, self.structured, self.proximity, self.window,
+                  self.numbers, self.framing, self.asker, self.reverse, self.lexicon, self.lexicon_k,
+                  self.lexicon_min, self.lexicon_gate, self.adaptive, self.adaptive_cover, self.groups, self.groups_k)
+        return objects, tuple(id(o) for o in objects) + levers
+
+    def _remembered(self, what: str, query: str, compute):
+        """``compute()`` for ``(what, query)``, remembered for the last :attr:`SCORE_MEMO` questions.
+
+        One question asks for the same scores several times (the search, its
+        three signals, the explanation, the answer card); they are computed
+        once while the retriever's passages, legs and levers stay as they were
+        (any change starts the memo afresh). Each caller gets its own copies.
+        """
+        objects, state = self._state()
+        memo = self.__dict__.get("_score_memo")
+        if memo is None or memo[1] != state:
+            memo = (objects, state, {})  # holding the objects keeps their ids from being reused
+            self._score_memo = memo
+        cache = memo[2]
+        key = (what, query)
+        if key in cache:
+            value = cache.pop(key)
+        else:
+            value = compute()
+            if len(cache) >= 2 * self.SCORE_MEMO:
+                cache.pop(next(iter(cache)))
+        cache[key] = value  # most recent last
+        return tuple(a.copy() for a in value) if isinstance(value, tuple) else value.copy()
+
     def leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """The two legs' passage scores for ``query`` after the levers: ``(bm25, dense)``, each of shape ``(n,)``.
+
+        Raises:
+            QueryError: no searchable words once rewritten.
+        """
+        return self._remembered("legs", query, lambda: self._leg_scores(query))
+
+    def _leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         q = self.rewrite(query)
         if not self.bm25.tokenize(q):  # name the query as typed, not its rewrite (which may be '')
             raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
@@ -495,7 +539,10 @@ class TunedHybridRetriever(TwoLegRetriever):
         return cache[query]
 
     def passage_scores(self, query: str) -> np.ndarray:
-        """Fused passage scores of the two legs (after the levers), plus the structured path's bonus."""
+        """Fused passage scores of the two legs (after the levers), plus the structured path's bonus; shape ``(n,)``."""
+        return self._remembered("fused", query, lambda: self._passage_scores(query))
+
+    def _passage_scores(self, query: str) -> np.ndarray:
         b, v = self.leg_scores(query)
         fuser = self.fuser
         if self.adaptive is not None and self.lexical_cover(query, b) < self.adaptive_cover:
@@ -548,6 +595,18 @@ class TunedHybridRetriever(TwoLegRetriever):
                                            self.bm25.tokenize))
             self._row_table_cache = table
         return table[2]
+
+    def prepare_rows(self) -> None:
+        """Work out the row choice's table (:class:`~ddrsearch.retrieval.rowchoice.RowTable`) for every report now.
+
+        Otherwise each report's part is worked out at the first search that
+        ranks it; a long-lived process (the app) pays it once, before any question.
+        """
+        if self.row == "fused":
+            return
+        table = self._row_table()
+        for report in sorted(table.positions):
+            table.block(report)
 
     def rank(self, query: str, scores: np.ndarray, k: int) -> list[Hit]:
         """The top ``k`` reports, each showing the row the ``row`` rule picks (the fused scores computed once).
