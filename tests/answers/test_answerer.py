@@ -20,6 +20,7 @@ from ddrsearch.answers.answerer import (
     calibrate_threshold,
     question_order,
     search_words,
+    shown_words,
     with_margins,
 )
 from ddrsearch.evaluation.questionfiles import load_questions
@@ -36,6 +37,13 @@ def test_question_order_and_search_words():
     assert question_order("stuck pipe") == "score"
     assert search_words("when did we last get stuck?") == "stuck?"
     assert search_words("what happened on 2020-12-25?") == "happened on ?"
+
+
+def test_the_words_shown_drop_trailing_punctuation_but_not_marks_inside_a_word():
+    """Before: chapter 10 said 'The words searched were *stuck?*'; the card now shows 'stuck'."""
+    assert shown_words(search_words("when did we last get stuck?")) == "stuck"
+    assert shown_words("pass 10,000 ft? D038-r08, 7.5. stuck!") == "pass 10,000 ft D038-r08 7.5 stuck"
+    assert shown_words("happened on ?") == "happened on ?"  # a lone mark is a word of its own: kept
 
 
 @pytest.mark.data

@@ -69,7 +69,21 @@ def test_a_card_is_its_question_and_one_table_row_per_quoted_row_with_the_pipe_e
                                "page 1\\) | 0\\.95 |")
     # the row's pipe is escaped, so the row keeps four cells
     assert table[2].replace("\\|", "").count("|") == 5
-    assert "\\*stuck\\*" in table[2] and "latest first" in md
+    assert "\\*stuck\\*" in table[2]
+    assert "reports latest first\\, each report\\'s rows in table order" in md
+
+
+def test_the_header_says_how_the_rows_are_ordered_and_a_bm25_card_does_not_claim_support_order():
+    """Before: chapter 5's card said 'best supported first' over rows listed in BM25 order (0.75, 0.472, 0.479)."""
+    rows = [_row("Pick up packer", "D049-r05", 5), _row("Set packer", "D049-r02", 2)]
+    for order, said in [("score", "reports best supported first\\, each report\\'s rows best supported first"),
+                        ("bm25", "in the order BM25 ranked the rows \\(not by support\\)")]:
+        card = AnswerCard(question="packers", searched="packers", order=order, rows=rows, candidates=rows,
+                          threshold=0.431)
+        md = card_markdown(card)
+        assert said in md and "supported first" not in md.replace(said, "")
+        text = card.to_text()
+        assert said.replace("\\", "") in " ".join(text.split()) and max(map(len, text.splitlines())) <= 79
 
 
 def test_a_refusal_is_one_sentence_with_the_best_support_and_the_threshold():

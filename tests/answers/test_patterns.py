@@ -56,11 +56,13 @@ def test_jump_detector_mad_zero_fallback_and_short_series():
 
 
 @pytest.mark.data
-def test_numeric_answers_on_the_archive(frame, long, ops):
+def test_numeric_answers_on_the_archive_give_the_day_the_depth_was_passed(frame, long, ops):
     md = first_reaching(frame, long, ops, "md_ft", 10000)
     assert md.report == R(60, "2020-12-18") and md.value == 10490 and md.raw == "10490"
     assert md.date == dt.date(2020, 12, 18) and "9,961 ft" in md.detail
     assert [row for row, _, _ in md.rows] == [0, 2]  # 9,961' to 10,097', then 10,097' to 10,490'
+    # the rows are of 17 Dec (06:00 on D-1 to 06:00 on D): the day passed, not the report's date
+    assert md.rows[0][1] == "06:00" and md.day == dt.date(2020, 12, 17)
     mw = extreme(frame, long, "mud_weight_max_ppg")
     assert [(a.report_number, a.value) for a in mw] == [(33, 9.3)]
     with pytest.raises(PatternError):

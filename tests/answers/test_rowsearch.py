@@ -43,6 +43,7 @@ def test_the_toy_threshold_answers_every_answerable_question_and_lets_only_the_h
     assert [q for q in TOY_UNANSWERABLE if toy.ask(q).found] == ["hurricane shut down"]
     assert min(toy.best_evidence(q) for q in TOY_QUESTIONS) >= toy.threshold
     assert toy.ask("when did we get stuck?").top.report == "FORGE-16A-78-32_Drilling_038_2020-11-26.pdf"
+    assert toy.ask("when did we get stuck?").searched == "stuck"  # shown without its question mark
 
 
 def test_no_threshold_yet_or_nothing_to_search_is_an_error_that_says_so(sample, toy):

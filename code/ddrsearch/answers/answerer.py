@@ -133,6 +133,28 @@ def search_words(question: str) -> str:
     return " ".join(kept)
 
 
+#: How a card's rows are ordered, as its header says it, by :attr:`AnswerCard.order`.
+ORDER_WORDS = {
+    "latest": "reports latest first, each report's rows in table order",
+    "earliest": "reports earliest first, each report's rows in table order",
+    "score": "reports best supported first, each report's rows best supported first",
+    "bm25": "in the order BM25 ranked the rows (not by support)",
+}
+
+
+_TRAILING_PUNCT_RE = re.compile(r"(?<=\w)[?!.,;:]+$")
+
+
+def shown_words(words: str) -> str:
+    """``words`` (from :func:`search_words`) as a card shows them: each word without trailing ``?!.,;:``.
+
+    ``"stuck?"`` is shown ``"stuck"``; a mark inside a word stays (``10,000``,
+    ``D038-r08``, ``7.5``), and a word that is only punctuation is kept as it is.
+    What is searched is unchanged: the tokenizer drops the marks anyway.
+    """
+    return " ".join(_TRAILING_PUNCT_RE.sub("", w) for w in words.split())
+
+
 def question_date(question: str) -> dt.date | None:
     """A date written in the question (``2020-12-25`` or ``12/25/2020``), or ``None``.
 
@@ -218,8 +240,9 @@ class AnswerCard:
 
     Attributes:
         question: as asked.
-        searched: the words searched (:func:`search_words`).
-        order: ``"latest"``, ``"earliest"`` or ``"score"`` (:func:`question_order`).
+        searched: the words searched (:func:`search_words`), as shown (:func:`shown_words`).
+        order: ``"latest"``, ``"earliest"`` or ``"score"`` (:func:`question_order`), or
+            ``"bm25"`` (rows in the order BM25 ranked them); :data:`ORDER_WORDS` says each.
         rows: supporting rows, in card order (empty when not found).
         candidates: the ``k`` best rows looked at, supporting or not, best first.
         threshold: the support threshold used.
@@ -286,8 +309,8 @@ class AnswerCard:
         if not self.found:
             lines.append(f"Not found in these reports (best support {self.support:.2f} < {self.threshold:.3f}).")
             return "\n".join(lines)
-        how = {"latest": "latest first", "earliest": "earliest first", "score": "best supported first"}[self.order]
-        lines.append(f"{len(self.rows)} supporting row(s) in {len(self.groups())} report(s), {how}:")
+        how = ORDER_WORDS[self.order]
+        lines += textwrap.wrap(f"{len(self.rows)} supporting row(s) in {len(self.groups())} report(s), {how}:", width)
         for label, rows in self.groups():
             r0 = rows[0]
             lines.append(f"{label}  report {r0.report_number} dated {r0.date.isoformat()}, page {r0.page}")
@@ -649,7 +672,7 @@ class Answerer:
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
             if rows:
-                return AnswerCard(question=question, searched=words, order="earliest", rows=rows,
+                return AnswerCard(question=question, searched=shown_words(words), order="earliest", rows=rows,
                                   candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
         elif day is None:
             note = self.extreme_answer(question) or ""
@@ -675,7 +698,7 @@ class Answerer:
         # grouped by report in that order; within a report, the table's order for a
         # "when" question, the best supported first otherwise
         rows = sorted(rows, key=lambda r: (first[r.label], r.row if order != "score" else -r.support))
-        return AnswerCard(question=question, searched=words, order=order, rows=rows, candidates=cands,
+        return AnswerCard(question=question, searched=shown_words(words), order=order, rows=rows, candidates=cands,
                           threshold=self.threshold, note=note)
 
 

@@ -108,7 +108,9 @@ def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO (repor
         nothing was found (with the best support and the threshold). Every
         piece of the question, note and rows is escaped.
     """
-    how = {"latest": "latest first", "earliest": "earliest first", "score": "best supported first"}[card.order]
+    from ddrsearch.answers.answerer import ORDER_WORDS
+
+    how = ORDER_WORDS[card.order]
     parts = [f"**Q:** {escape_markdown(card.question)}"]
     if card.note:
         parts.append(escape_markdown(card.note))

@@ -174,6 +174,10 @@ class Answer:
         raw: the field as printed in the report.
         rows: TIME BREAKDOWN rows of that report that show it (row index, FROM, text).
         detail: how the answer was found (e.g. the previous report's value).
+        day: the real day (datetime.date) of the first row in ``rows``, by
+            :func:`ddrsearch.reading.layout.row_start` (a report dated D covers
+            06:00 on D-1 to 06:00 on D, so this is often the day before ``date``);
+            ``None`` when no row is cited or its FROM is not a clock time.
     """
 
     question: str
@@ -186,6 +190,7 @@ class Answer:
     raw: str
     rows: tuple[tuple[int, str, str], ...] = ()
     detail: str = ""
+    day: object = None
 
 
 _DEPTH_RE = re.compile(r"(\d{1,2},\d{3}|\d{3,5})\s*'?")
@@ -227,7 +232,9 @@ def first_reaching(frame, long, operations, field: str, threshold: float, *, que
 
     Returns:
         An :class:`Answer`; ``rows`` are that report's rows printing a depth
-        between the previous report's value and the answer's (for depth fields).
+        between the previous report's value and the answer's (for depth fields),
+        and ``day`` the real day of the first of them: the day the depth was
+        passed, not the report's date.
 
     Raises:
         PatternError: no report reaches the threshold, or unknown field.
@@ -250,9 +257,17 @@ def first_reaching(frame, long, operations, field: str, threshold: float, *, que
         rows = rows_mentioning_depth(operations, first["report"], max(threshold, prev_value or 0), first[field])
     detail = (f"previous printed value {prev_value:,.0f} {spec.unit} in {before['report'].iloc[-1]}"
               if prev_value is not None else "first printed value")
+    day = None
+    if rows:
+        from ddrsearch.reading.layout import row_start
+
+        try:
+            day = row_start(first["date"], rows[0][1]).date()
+        except ValueError:  # a FROM that is not a clock time gives no day
+            day = None
     return Answer(question or f"first report with {field} >= {threshold:g}", float(first[field]), spec.unit,
                   first["report"], int(first["report_number"]), first["date"], field,
-                  _raw(long, first["report"], field), tuple(rows), detail)
+                  _raw(long, first["report"], field), tuple(rows), detail, day)
 
 
 def extreme(frame, long, field: str, *, how: str = "max", question: str = "") -> list[Answer]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ddrsearch.answers.answerer import AnswerCard, SupportRow, calibrate_threshold, search_words
+from ddrsearch.answers.answerer import AnswerCard, SupportRow, calibrate_threshold, search_words, shown_words
 from ddrsearch.errors import QueryError
 from ddrsearch.reading.names import row_id, short_name
 from ddrsearch.reading.report import Report
@@ -145,7 +145,9 @@ class RowAnswerer:
         return self.threshold
 
     def ask(self, question: str, k: int = 3) -> AnswerCard:
-        """The card for ``question``: the candidates whose evidence reaches the threshold, best first.
+        """The card for ``question``: the candidates whose evidence reaches the threshold, in BM25 order.
+
+        The card's order is ``"bm25"``: rows as BM25 ranked them, not by their support.
 
         Raises:
             ValueError: no threshold yet (call :meth:`calibrate` or pass one), or ``k < 1``.
@@ -155,7 +157,7 @@ class RowAnswerer:
             raise ValueError("RowAnswerer has no threshold yet: call calibrate() or pass threshold=")
         cands = self.candidates(question, k)
         rows = [c for c in cands if c.evidence >= self.threshold]
-        return AnswerCard(question=question, searched=search_words(question), order="score", rows=rows,
+        return AnswerCard(question=question, searched=shown_words(search_words(question)), order="bm25", rows=rows,
                           candidates=cands, threshold=self.threshold)
 
 

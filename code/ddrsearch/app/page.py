@@ -87,7 +87,9 @@ def _show_card(session: SearchSession, question: str, k: int) -> None:
         st.info(f"**Not found in these reports.** No row has enough evidence (best {card.evidence:.2f}, "
                 f"threshold {card.threshold:.3f}); the rows below are the closest, not an answer.")
         return
-    how = {"latest": "latest first", "earliest": "earliest first", "score": "best supported first"}[card.order]
+    from ddrsearch.answers.answerer import ORDER_WORDS
+
+    how = ORDER_WORDS[card.order]
     st.markdown(f"{len(card.rows)} supporting row(s) in {len(card.groups())} report(s), {how}:")
     for label, rows in card.groups():
         r0 = rows[0]
