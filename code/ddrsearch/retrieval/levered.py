@@ -370,9 +370,7 @@ class TunedHybridRetriever(TwoLegRetriever):
         if not terms:
             return scores
         total = sum(p for _, p in terms)
-        fb = np.zeros(len(scores))
-        for t, p in terms:
-            fb += (p / total) * self.bm25.term_scores(t)
+        fb = self.bm25.weighted_term_scores([(t, p / total) for t, p in terms])
         base = np.nan_to_num(scores)
         mixed = (1 - self.fb_weight) * base / (base.max() or 1.0) + self.fb_weight * fb / (fb.max() or 1.0)
         out = np.where(mixed > 0, mixed, np.nan)
@@ -507,11 +505,12 @@ class TunedHybridRetriever(TwoLegRetriever):
         match = self.structured_match(query)
         if match is None or not match.scores:
             return fused
+        # the bonus of each passage's report, through the reports' integer codes (no loop over the passages)
+        codes, names = self._report_codes()
+        bonus = np.array([match.scores.get(name, 0.0) or 0.0 for name in names], dtype=float)[codes]
+        found = bonus != 0
         out = fused.copy()
-        for i, p in enumerate(self.passages):
-            s = match.scores.get(p.report)
-            if s:
-                out[i] = (0.0 if np.isnan(out[i]) else out[i]) + self.structured * s
+        out[found] = np.nan_to_num(out[found], nan=0.0) + self.structured * bonus[found]
         return out
 
     def _candidate_pool(self, scores: np.ndarray, n: int | None) -> np.ndarray:
