@@ -243,6 +243,15 @@ class TunedHybridRetriever(TwoLegRetriever):
             cache[query] = tuple(self.bm25.tokenize(self.rewrite(query)))
         return list(cache[query])
 
+    def _tokens(self, text: str) -> tuple[str, ...]:
+        """BM25's tokens of a short text (a rewritten question, a lexicon term), remembered: a search asks several times."""
+        cache = self.__dict__.setdefault("_tokens_cache", {})
+        if text not in cache:
+            if len(cache) > 1024:
+                cache.clear()
+            cache[text] = tuple(self.bm25.tokenize(text))
+        return cache[text]
+
     def rewrite(self, query: str) -> str:
         """The query as both legs read it, after the rewrites switched on."""
         cache = self.__dict__.setdefault("_rewrite_cache", {})
@@ -275,7 +284,7 @@ class TunedHybridRetriever(TwoLegRetriever):
     # --- the legs --------------------------------------------------------------------
     def leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         q = self.rewrite(query)
-        if not self.bm25.tokenize(q):  # name the query as typed, not its rewrite (which may be '')
+        if not self._tokens(q):  # name the query as typed, not its rewrite (which may be '')
             raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
         b = self.bm25.passage_scores(q)
         if self.lexicon > 0:
@@ -296,7 +305,7 @@ class TunedHybridRetriever(TwoLegRetriever):
             return []
         seen, out = set(), []
         for entry, sim in self._lexicon_matcher().match(self.rewrite(query), self.lexicon_k, self.lexicon_min):
-            if entry.printed.lower() not in seen and self.bm25.tokenize(entry.printed):
+            if entry.printed.lower() not in seen and self._tokens(entry.printed):
                 seen.add(entry.printed.lower())
                 out.append((entry.printed, sim))
         return out
@@ -331,7 +340,7 @@ class TunedHybridRetriever(TwoLegRetriever):
 
     def _lexicon_expand(self, query: str, scores: np.ndarray) -> np.ndarray:
         # ``query`` is rewritten already (leg_scores)
-        if self.lexicon_gate is not None and self._cover(set(self.bm25.tokenize(query)), scores) >= self.lexicon_gate:
+        if self.lexicon_gate is not None and self._cover(set(self._tokens(query)), scores) >= self.lexicon_gate:
             return scores
         weight = self.lexicon
         extra = np.zeros(len(scores))
@@ -344,7 +353,7 @@ class TunedHybridRetriever(TwoLegRetriever):
 
     def lexical_cover(self, query: str, scores: np.ndarray) -> float:
         """The share of ``query``'s IDF weight (its BM25 terms after the rewrites) that the best BM25 passage holds."""
-        return self._cover(set(self.bm25.tokenize(self.rewrite(query))), scores)
+        return self._cover(set(self._tokens(self.rewrite(query))), scores)
 
     def _cover(self, terms: set[str], scores: np.ndarray) -> float:
         top = self.top_passages(scores, 1)
@@ -365,7 +374,7 @@ class TunedHybridRetriever(TwoLegRetriever):
             counts, length = self._passage_counts(int(i))
             for t, n in counts.items():
                 model[t] += w * n / length
-        original = set(self.bm25.tokenize(query))
+        original = set(self._tokens(query))
         terms = [(t, p) for t, p in model.most_common() if t not in original and not t[0].isdigit()][:self.fb_terms]
         if not terms:
             return scores
