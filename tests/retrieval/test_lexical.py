@@ -172,3 +172,17 @@ def test_bm25_restore_names_a_damaged_vocabulary(tmp_path):
     (tmp_path / "a" / "vocab.index.json").write_text(json.dumps(vocab))
     with pytest.raises(ValueError, match="score matrix"):
         BM25Retriever(stem=True).restore(tmp_path / "a", bm25.passages)
+
+
+def test_weighted_term_scores_equal_the_sum_of_each_terms_scores_to_the_last_bit():
+    """RM3's sparse feedback sum gives the bits of summing the dense term_scores arrays, unknown terms adding 0."""
+    import numpy as np
+
+    bm25 = _toy_bm25()
+    weighted = [("pipe", 0.5), ("nosuchterm", 0.2), ("stuck", 0.3), ("pipe", 0.125)]
+    dense = np.zeros(len(bm25.passages))
+    for term, weight in weighted:
+        dense += weight * bm25.term_scores(term)
+    assert dense.any()
+    assert np.array_equal(bm25.weighted_term_scores(weighted), dense)
+    assert not bm25.weighted_term_scores([("nosuchterm", 1.0)]).any()

@@ -243,6 +243,15 @@ class TunedHybridRetriever(TwoLegRetriever):
             cache[query] = tuple(self.bm25.tokenize(self.rewrite(query)))
         return list(cache[query])
 
+    def _tokens(self, text: str) -> tuple[str, ...]:
+        """BM25's tokens of a short text (a rewritten question, a lexicon term), remembered: a search asks several times."""
+        cache = self.__dict__.setdefault("_tokens_cache", {})
+        if text not in cache:
+            if len(cache) > 1024:
+                cache.clear()
+            cache[text] = tuple(self.bm25.tokenize(text))
+        return cache[text]
+
     def rewrite(self, query: str) -> str:
         """The query as both legs read it, after the rewrites switched on."""
         cache = self.__dict__.setdefault("_rewrite_cache", {})
@@ -319,7 +328,7 @@ class TunedHybridRetriever(TwoLegRetriever):
 
     def _leg_scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         q = self.rewrite(query)
-        if not self.bm25.tokenize(q):  # name the query as typed, not its rewrite (which may be '')
+        if not self._tokens(q):  # name the query as typed, not its rewrite (which may be '')
             raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
         b = self.bm25.passage_scores(q)
         if self.lexicon > 0:
@@ -340,7 +349,7 @@ class TunedHybridRetriever(TwoLegRetriever):
             return []
         seen, out = set(), []
         for entry, sim in self._lexicon_matcher().match(self.rewrite(query), self.lexicon_k, self.lexicon_min):
-            if entry.printed.lower() not in seen and self.bm25.tokenize(entry.printed):
+            if entry.printed.lower() not in seen and self._tokens(entry.printed):
                 seen.add(entry.printed.lower())
                 out.append((entry.printed, sim))
         return out
@@ -375,7 +384,7 @@ class TunedHybridRetriever(TwoLegRetriever):
 
     def _lexicon_expand(self, query: str, scores: np.ndarray) -> np.ndarray:
         # ``query`` is rewritten already (leg_scores)
-        if self.lexicon_gate is not None and self._cover(set(self.bm25.tokenize(query)), scores) >= self.lexicon_gate:
+        if self.lexicon_gate is not None and self._cover(set(self._tokens(query)), scores) >= self.lexicon_gate:
             return scores
         weight = self.lexicon
         extra = np.zeros(len(scores))
@@ -388,7 +397,7 @@ class TunedHybridRetriever(TwoLegRetriever):
 
     def lexical_cover(self, query: str, scores: np.ndarray) -> float:
         """The share of ``query``'s IDF weight (its BM25 terms after the rewrites) that the best BM25 passage holds."""
-        return self._cover(set(self.bm25.tokenize(self.rewrite(query))), scores)
+        return self._cover(set(self._tokens(self.rewrite(query))), scores)
 
     def _cover(self, terms: set[str], scores: np.ndarray) -> float:
         top = self.top_passages(scores, 1)
@@ -409,14 +418,12 @@ class TunedHybridRetriever(TwoLegRetriever):
             counts, length = self._passage_counts(int(i))
             for t, n in counts.items():
                 model[t] += w * n / length
-        original = set(self.bm25.tokenize(query))
+        original = set(self._tokens(query))
         terms = [(t, p) for t, p in model.most_common() if t not in original and not t[0].isdigit()][:self.fb_terms]
         if not terms:
             return scores
         total = sum(p for _, p in terms)
-        fb = np.zeros(len(scores))
-        for t, p in terms:
-            fb += (p / total) * self.bm25.term_scores(t)
+        fb = self.bm25.weighted_term_scores([(t, p / total) for t, p in terms])
         base = np.nan_to_num(scores)
         mixed = (1 - self.fb_weight) * base / (base.max() or 1.0) + self.fb_weight * fb / (fb.max() or 1.0)
         out = np.where(mixed > 0, mixed, np.nan)
@@ -554,11 +561,12 @@ class TunedHybridRetriever(TwoLegRetriever):
         match = self.structured_match(query)
         if match is None or not match.scores:
             return fused
+        # the bonus of each passage's report, through the reports' integer codes (no loop over the passages)
+        codes, names = self._report_codes()
+        bonus = np.array([match.scores.get(name, 0.0) or 0.0 for name in names], dtype=float)[codes]
+        found = bonus != 0
         out = fused.copy()
-        for i, p in enumerate(self.passages):
-            s = match.scores.get(p.report)
-            if s:
-                out[i] = (0.0 if np.isnan(out[i]) else out[i]) + self.structured * s
+        out[found] = np.nan_to_num(out[found], nan=0.0) + self.structured * bonus[found]
         return out
 
     def _candidate_pool(self, scores: np.ndarray, n: int | None) -> np.ndarray:

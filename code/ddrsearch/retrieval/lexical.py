@@ -288,6 +288,27 @@ class BM25Retriever(Retriever):
             return np.zeros(len(self.passages))
         return np.asarray(self._scores([term]), dtype=float)
 
+    def weighted_term_scores(self, weighted: Sequence[tuple[str, float]]) -> np.ndarray:
+        """Sum of ``weight * term_scores(term)`` over ``weighted``, shape ``(n passages,)``, float64.
+
+        The same values, added in the same order, as summing the dense
+        :meth:`term_scores` arrays (a term's column holds each passage once and
+        a passage without the term adds 0), but only the passages holding a
+        term are touched: RM3's feedback terms cost their postings, not a pass
+        over every passage each.
+        """
+        out = np.zeros(len(self.passages))
+        engine = self._bm25
+        vocab, scores = engine.vocab_dict, engine.scores
+        data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
+        for term, weight in weighted:
+            if term not in self._vocab or term not in vocab:
+                continue
+            t = vocab[term]
+            start, end = int(indptr[t]), int(indptr[t + 1])
+            out[indices[start:end]] += weight * data[start:end].astype(float)
+        return out
+
     def _scores(self, terms: list[str]) -> np.ndarray:
         """bm25s's ``get_scores(terms)``, summed by :func:`summed_scores` (same values, no ``np.add.at``)."""
         engine = self._bm25

@@ -559,7 +559,7 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(Path(index_dir), generation.bm25_dir, exc) from None
     dense = DenseRetriever(embedder=embedder or Embedder(), **opts["dense"])
-    dense.matrix = generation.vectors()
+    dense.matrix = np.asfortranarray(generation.vectors())  # the in-memory layout (DenseRetriever): the same scores
     if not passages or len(passages) != len(dense.matrix):
         raise damaged(Path(index_dir), generation.folder / "passages.json",
                       f"{len(passages)} passages but {len(dense.matrix)} vectors")
