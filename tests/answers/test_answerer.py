@@ -405,3 +405,17 @@ def test_the_pooled_dev_questions_calibrate_the_same_threshold(answerer, archive
         a += [answerer.ask(q.question).support for q in dev.answerable()]
         u += [answerer.ask(q.question).support for q in dev.unanswerable()]
     assert len(u) >= 15 and calibrate_threshold(a, u) == pytest.approx(ANSWER_THRESHOLD, abs=1e-9)
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_day_named_in_words_looks_at_the_rows_that_began_that_day(answerer):
+    """Before: 'did we drill on nov 26' searched every day (a day named in words was not read) and a numeric
+    date kept the report dated that day, whose rows from 06:00 are the day before. After: the rows that began
+    on 2020-11-26 (report D039 from 06:00, D038 before 06:00), with the note naming both reports."""
+    card = answerer.ask("did we drill on nov 26")
+    assert card.note.startswith("2020-11-26 is covered by report(s) D039 (from 06:00, dated 2020-11-27) and D038")
+    assert card.found and {r.day for r in card.rows} == {dt.date(2020, 11, 26)}
+    assert all(r.label in ("D039", "D038") for r in card.candidates)
+    iso = answerer.ask("what did we drill on 2020-11-26?")
+    assert {r.day for r in iso.candidates} == {dt.date(2020, 11, 26)}

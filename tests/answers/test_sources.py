@@ -63,10 +63,14 @@ def test_what_the_archive_does_not_contain(archive):
 
 
 def test_day_status(archive):
-    assert day_status(dt.date(2020, 11, 26), archive).reports == ("D038",)
-    gap = day_status(dt.date(2021, 1, 5), archive)
+    covered = day_status(dt.date(2020, 11, 26), archive)  # before: ("D038",), the report dated that day only
+    assert covered.reports == ("D039", "D038")
+    assert covered.sentence == ("2020-11-26 is covered by report(s) D039 (from 06:00, dated 2020-11-27) and "
+                                "D038 (to 06:00, dated 2020-11-26).")
+    gap = day_status(dt.date(2021, 1, 4), archive)  # D076 (dated 01-03) ends at 06:00 on 01-03, C003 starts 01-05
     assert gap.reports == () and "no report for that day" in gap.sentence
-    before = day_status(dt.date(2020, 10, 20), archive)
+    assert day_status(dt.date(2021, 1, 5), archive).reports == ("C003",)  # from 06:00: the report dated 01-06
+    before = day_status(dt.date(2020, 10, 19), archive)  # D002 (dated 10-21) begins at 06:00 on 10-20
     assert "the reports run from 2020-10-21 to 2021-01-06" in before.sentence
 
 

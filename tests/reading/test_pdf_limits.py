@@ -213,3 +213,17 @@ def test_the_read_clock_starts_after_pymupdfs_first_import():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert out.stdout.strip() == "True", out.stderr
+
+
+def test_a_page_tree_whose_count_lies_is_a_corrupt_pdf_not_a_raw_error(tmp_path):
+    """Before: a one-page PDF whose /Pages /Count says 2000000000 raised PyMuPDF's RuntimeError ('code=7: Invalid
+    number of pages') out of open_pdf, and 'search --dir' stopped without naming the file. After: CorruptPDFError
+    naming it, which a folder read skips with a warning."""
+    doc = pymupdf.open()
+    doc.new_page().insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+    raw = doc.tobytes(garbage=0, deflate=False)
+    doc.close()
+    path = tmp_path / "lie.pdf"
+    path.write_bytes(raw.replace(b"/Count 1", b"/Count 2000000000"))
+    with pytest.raises(CorruptPDFError, match="lie.pdf could not be read as a PDF: its page tree is damaged"):
+        open_pdf(path)

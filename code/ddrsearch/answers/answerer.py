@@ -125,6 +125,15 @@ def question_order(question: str) -> str:
     return "score"
 
 
+_MONTH_NAMES = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+                r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+#: A day named in words (what :func:`ddrsearch.retrieval.structured.parse_date` reads besides the numeric forms).
+_NAMED_DAY_RE = re.compile(
+    rf"\b(?:{_MONTH_NAMES}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAMES}"
+    r"|christmas(?:\s+eve)?|new\s+year'?s?(?:\s+eve)?|thanksgiving|halloween|veterans)(?:\s+day)?"
+    r"(?:,?\s+(?:19|20)\d{2})?\b", re.IGNORECASE)
+
+
 def search_words(question: str) -> str:
     """``question`` without its :data:`QUESTION_WORDS` and dates: what is searched."""
     text = _US_RE.sub(" ", _ISO_RE.sub(" ", question))
@@ -638,8 +647,12 @@ class Answerer:
             reports' MD fields answer (:meth:`depth_answer`) quotes that
             report's rows printing the depth, whatever their support, and
             says so in ``note``. A question naming a date (``2020-12-25`` or
-            ``12/25/2020``) looks only at that day's report and, when the day
-            has no report, says so in ``note`` and is not found. A question
+            ``12/25/2020``, or in words: ``Nov 26``, ``Thanksgiving``, ``Christmas Day 2020``,
+            :func:`ddrsearch.retrieval.structured.parse_date`) looks only at the rows that began on that day (a
+            report dated D covers 06:00 on D-1 to 06:00 on D: the rows of the
+            next day's report from 06:00 and those of the day's own report
+            before 06:00) and, when no report covers the day, says so in
+            ``note`` and is not found. A question
             longer than ``DDRSEARCH_MAX_QUESTION_WORDS`` words (100) is cut to
             that many and ``note`` says so (:func:`ddrsearch.retrieval.base.cut_query`).
 
@@ -658,6 +671,13 @@ class Answerer:
             card = dataclasses.replace(card, note=f"{cut[0].upper()}{cut[1:]}. {card.note}".strip())
         return card
 
+    def _named_day(self, question: str) -> dt.date | None:
+        """A day the question names in words ("on Thanksgiving", "Nov 26", "Christmas Day 2020"), in the
+        reports' years when it gives none (:func:`ddrsearch.retrieval.structured.parse_date`)."""
+        from ddrsearch.retrieval.structured import parse_date
+
+        return parse_date(question, years=sorted({r.report_date.year for r in self.reports}))
+
     def _ask(self, question: str, k: int) -> AnswerCard:
         words = search_words(question)
         if not self._terms(words):
@@ -667,6 +687,8 @@ class Answerer:
             raise QueryError(f"The query {question!r} has no searchable words (only stop words or punctuation).")
         order = question_order(question)
         day = question_date(question)
+        if day is None and (day := self._named_day(question)) is not None:
+            words = _NAMED_DAY_RE.sub(" ", words).strip() or words  # "Nov 26", "Thanksgiving": the day, not words
         note = ""
         typed = self.depth_answer(question) if day is None else None
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
@@ -682,7 +704,7 @@ class Answerer:
 
             status = day_status(day, self.reports)
             note = status.sentence
-            cands = with_margins([c for c in cands if c.date == day][:k])
+            cands = with_margins([c for c in cands if _began_on(c, day)][:k])
         rows = [c for c in cands if c.support >= self.threshold]
         if rows and day is None and order in ("latest", "earliest"):
             rows += self._more_of_the_same(words, cands)
@@ -700,6 +722,15 @@ class Answerer:
         rows = sorted(rows, key=lambda r: (first[r.label], r.row if order != "score" else -r.support))
         return AnswerCard(question=question, searched=shown_words(words), order=order, rows=rows, candidates=cands,
                           threshold=self.threshold, note=note)
+
+
+def _began_on(row: SupportRow, day: dt.date) -> bool:
+    """Whether ``row`` began on ``day`` (its real day, :attr:`SupportRow.day`); a FROM that is not a clock
+    time counts by its report's date."""
+    try:
+        return row.day == day
+    except ValueError:
+        return row.date == day
 
 
 def is_correct(card: AnswerCard, relevant: Sequence[str]) -> bool:

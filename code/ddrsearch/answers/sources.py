@@ -16,7 +16,7 @@ region rendered once, and the highlights are painted on a copy of it.
 report numbers that are missing (the FORGE archive starts at drilling report
 2), calendar days without a report between the first and the last report, and
 rows the reports left incomplete (report 53's last row has no TO time or
-HRS). :func:`day_status` says whether a given day has a report.
+HRS). :func:`day_status` says which reports cover a given day.
 """
 
 from __future__ import annotations
@@ -397,7 +397,7 @@ def archive_gaps(reports: Sequence[Report]) -> ArchiveGaps:
 
 @dataclass(frozen=True)
 class DayStatus:
-    """Whether a day has a report: ``reports`` (labels, possibly empty) and a ``sentence`` saying so."""
+    """Which reports cover a day: ``reports`` (labels, possibly empty) and a ``sentence`` saying so."""
 
     day: dt.date
     reports: tuple[str, ...]
@@ -405,18 +405,28 @@ class DayStatus:
 
 
 def day_status(day: dt.date, reports: Sequence[Report]) -> DayStatus:
-    """Say whether ``day`` has a report in ``reports``, and if not, which reports surround it."""
+    """Say which reports of ``reports`` cover ``day``, and if none, which reports surround it.
 
-    on = tuple(short_name(r) for r in reports if r.report_date == day)
-    if on:
-        return DayStatus(day, on, f"{day.isoformat()} has report(s) {', '.join(on)}.")
+    A report dated D covers 06:00 on D-1 to 06:00 on D
+    (:data:`ddrsearch.reading.layout.REPORT_DAY_START_HOUR`), so ``day`` is covered
+    by the report dated the next day (06:00 to midnight) and by the one dated ``day``
+    itself (midnight to 06:00); ``reports`` lists them in that order.
+    """
+    from ddrsearch.reading.layout import REPORT_DAY_START_HOUR as six
+
+    after = [short_name(r) for r in reports if r.report_date == day + dt.timedelta(days=1)]
+    on = [short_name(r) for r in reports if r.report_date == day]
+    if after or on:
+        parts = [f"{', '.join(after)} (from {six:02d}:00, dated {(day + dt.timedelta(days=1)).isoformat()})"] if after else []
+        parts += [f"{', '.join(on)} (to {six:02d}:00, dated {day.isoformat()})"] if on else []
+        return DayStatus(day, tuple(after + on), f"{day.isoformat()} is covered by report(s) {' and '.join(parts)}.")
     dates = sorted(reports, key=lambda r: (r.report_date, r.file_name))
     before = [r for r in dates if r.report_date < day]
-    after = [r for r in dates if r.report_date > day]
-    if not before or not after:
+    later = [r for r in dates if r.report_date > day]
+    if not before or not later:
         span = f"{dates[0].report_date.isoformat()} to {dates[-1].report_date.isoformat()}" if dates else "nothing"
         return DayStatus(day, (), f"No report for {day.isoformat()}: the reports run from {span}.")
-    a, b = before[-1], after[0]
+    a, b = before[-1], later[0]
     return DayStatus(day, (), f"No report for {day.isoformat()}: the archive has no report for that day "
                               f"(the nearest are {short_name(a)} of {a.report_date.isoformat()} and "
                               f"{short_name(b)} of {b.report_date.isoformat()}).")

@@ -75,8 +75,8 @@ __all__ = [
 #: entities (``< > &``), code (`````), emphasis and strikethrough (``*``, ``~``, an ``_`` at a word's edge), math
 #: (``$``), tables (``|``), escapes (``\\``), Streamlit's ``:red[...]``, ``:material/...:`` and emoji (a ``:`` before a
 #: letter), and autolinks (``http://``: a ``:`` before ``/``; ``www.``; ``name@host``).
-_MARKUP = re.compile(r"[\\`*\[\]<>&|~$]|:(?=[A-Za-z/])|(?<![^\W_])_|_(?![^\W_])|(?<=[Ww]{3})\."
-                     r"|(?<=[A-Za-z0-9._+\-])@(?=[A-Za-z0-9])")
+_MARKUP = re.compile(r"[\\`*\[\]<>&|~$]|:(?=[A-Za-z/])|:(?=[0-9+\-][\w+]*:)|(?<![^\W_])_|_(?![^\W_])"
+                     r"|(?<=[Ww]{3})\.|(?<=[A-Za-z0-9._+\-])@(?=[A-Za-z0-9_\-])")
 #: What opens a block at the start of a line: lists, quotes, headings, rules, ordered lists (``1.``), tables.
 _LINE_START = re.compile(r"^([ \t]*)([-+=>#.)_]|\d+[.)])", re.MULTILINE)
 
@@ -88,9 +88,13 @@ def _reference(match: re.Match) -> str:
 
 #: Where GFM's autolink literals would start once Streamlit has decoded the references (its remark-gfm links
 #: ``http://``, ``www.`` and ``a@b.c`` in the decoded text of each text node): the first ``/`` of ``://``, the
-#: third ``w`` of ``www.``, the character after ``@``. Each is put in emphasis (``*/*``), which ends the text
+#: third ``w`` of ``www.``, the character before ``@`` (GFM's domain may start with ``-`` or ``_``, which
+#: emphasis cannot hold, while the address's own part ends in a letter or digit); and, for an emoji
+#: shortcode (``:100:``, ``:+1:``, which Streamlit replaces in the decoded text too), the first letter or
+#: digit after its opening colon. Each is put in emphasis (``*/*``), which ends the text
 #: node there, so no node holds a whole autolink; the characters themselves are unchanged (copying gives them).
-_AUTOLINK_START = re.compile(r"(?<=&#58;)/(?=/)|(?<=[Ww]{2})[Ww](?=&#46;)|(?<=&#64;)[A-Za-z0-9]")
+_AUTOLINK_START = re.compile(r"(?<=&#58;)/(?=/)|(?<=[Ww]{2})[Ww](?=&#46;)|[A-Za-z0-9](?=&#64;)"
+                             r"|(?<=&#58;)[0-9A-Za-z](?=[\w+\-]*:)|(?<=&#58;[+\-])[0-9A-Za-z](?=[\w+\-]*:)")
 
 
 def inert(text: str, *, in_html: bool = False) -> str:

@@ -374,6 +374,12 @@ def open_pdf(path: str | os.PathLike, *, require_text: bool = True,
         doc = pymupdf.open(path)
     except Exception as exc:  # PyMuPDF raises several types for damaged files
         raise CorruptPDFError(f"{path} could not be opened as a PDF ({exc}). Fetch or copy the file again.", path) from exc
+    try:
+        _ = doc.page_count  # a page tree whose /Count lies ("2000000000" with one page) raises here
+    except Exception as exc:
+        doc.close()
+        raise CorruptPDFError(f"{path} could not be read as a PDF: its page tree is damaged ({exc}). "
+                              "Fetch or copy the file again.", path) from exc
     if doc.needs_pass or doc.is_encrypted:
         doc.close()
         raise EncryptedPDFError(
