@@ -72,3 +72,46 @@ def test_columns_that_do_not_match_the_data_are_refused(saved):
     np.save(folder / "indptr.csc.index.npy", np.array([0, 1, 99], dtype=np.int64))
     with pytest.raises(ValueError, match="columns \\(indptr\\) do not match"):
         SavedBM25(folder)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"num_docs": 10**13}, "num_docs must be a whole number from 1 to"),  # before: a 36 TiB allocation per query
+    ({"num_docs": "2"}, "num_docs must be a whole number"),
+    ({"dtype": "V1000000"}, "must be float32 or float64"),  # before: numpy's _UFuncNoLoopError
+])
+def test_parameters_a_search_would_trust_are_checked(saved, change, message):
+    import json
+
+    folder, _ = saved
+    params = json.loads((folder / "params.index.json").read_text())
+    (folder / "params.index.json").write_text(json.dumps({**params, **change}))
+    with pytest.raises(ValueError, match=message):
+        SavedBM25(folder)
+
+
+def test_positions_outside_the_passages_and_odd_term_ids_are_refused(saved):
+    """Before: indices of 2**30 gave an IndexError at the first query, -1 scored the last passage silently, and
+    vocabulary ids of 1.5 or -3 a TypeError or wrong results."""
+    import json
+
+    folder, _ = saved
+    indices = np.load(folder / "indices.csc.index.npy")
+    np.save(folder / "indices.csc.index.npy", np.full_like(indices, -1))
+    with pytest.raises(ValueError, match="names passages outside 0 to 1"):
+        SavedBM25(folder)
+    np.save(folder / "indices.csc.index.npy", indices)
+    vocab = json.loads((folder / "vocab.index.json").read_text())
+    for bad in (1.5, -3, True):
+        (folder / "vocab.index.json").write_text(json.dumps({t: bad for t in vocab}))
+        with pytest.raises(ValueError, match="term ids must be whole numbers"):
+            SavedBM25(folder)
+
+
+def test_an_index_restored_over_other_passages_is_refused(saved):
+    from ddrsearch.retrieval.lexical import BM25Retriever
+    from ddrsearch.retrieval.passages import Passage
+
+    folder, _ = saved
+    one = [Passage(passage_id="r.pdf#row0", report="r.pdf", kind="operation", text="stuck pipe")]
+    with pytest.raises(ValueError, match="holds 2 passages, the index 1"):
+        BM25Retriever().restore(folder, one)

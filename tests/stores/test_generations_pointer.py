@@ -154,3 +154,22 @@ def test_a_vectors_file_whose_header_claims_more_rows_than_it_holds_is_refused_b
     for mmap in (False, True):
         with pytest.raises(SearchIndexError, match="its header says \\(1000000000, 3\\) float32"):
             generation.vectors(mmap=mmap)
+
+
+def test_a_passage_whose_text_is_a_number_and_a_header_whose_reports_are_numbers_are_damaged(written):
+    """Before: passages.json with "text": 12345 loaded and failed at the first search with a TypeError from
+    normalize(); header.json with "reports": [1, 2, 3] gave a TypeError in index status. After: damaged, rebuild."""
+    import json
+
+    from ddrsearch.stores.generations import current_generation
+
+    generation, _ = written
+    path = generation.folder / "passages.json"
+    records = json.loads(path.read_text())
+    path.write_text(json.dumps([{**records[0], "text": 12345}, *records[1:]]))
+    with pytest.raises(SearchIndexError, match=r"is damaged \(passages.json: .*not all text"):
+        generation.passages()
+    header = generation.folder / "header.json"
+    header.write_text(json.dumps({**json.loads(header.read_text()), "reports": [1, 2, 3]}))
+    with pytest.raises(SearchIndexError, match="header.json is not an index header"):
+        current_generation(generation.folder.parent)

@@ -29,6 +29,8 @@ _ARRAYS = {"data": "data.csc.index.npy", "indices": "indices.csc.index.npy", "in
 _VOCAB, _PARAMS = "vocab.index.json", "params.index.json"
 #: The array types each file of a saved index may hold (bm25s writes float32 scores, int32 or int64 positions).
 _ARRAY_TYPES = {"data": ("<f4", "<f8"), "indices": ("<i4", "<i8"), "indptr": ("<i4", "<i8")}
+#: Most passages a saved index may say it holds (:class:`SavedBM25`; 1000 times the archive is 771,000).
+MAX_PASSAGES = 100_000_000
 #: Most bytes a saved index's vocabulary or parameter file may have (:class:`SavedBM25`).
 JSON_MAX_BYTES = 256 * 1024 * 1024
 
@@ -71,7 +73,9 @@ class SavedBM25:
     Raises (at construction):
         OSError: a file is missing or unreadable, a link, a FIFO or a device, or over its size limit.
         ValueError: a file is damaged (an array header its bytes disagree with, columns that do not match
-            the data), or the index is not a Lucene-method one.
+            the data, positions outside the passages, a passage count over :data:`MAX_PASSAGES`, term ids
+            that are not whole numbers, a score type other than float32 or float64), or the index is not a
+            Lucene-method one.
         KeyError, TypeError: the parameters or vocabulary are not bm25s's.
     """
 
@@ -87,14 +91,25 @@ class SavedBM25:
             raise TypeError(f"{folder}: the BM25 parameters and vocabulary must be JSON objects")
         if self.params.get("method") != "lucene" or self.params.get("idf_method", "lucene") != "lucene":
             raise ValueError(f"{folder}: a BM25 index of the Lucene method is expected, not {self.params.get('method')!r}")
+        if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in vocab.values()):
+            raise ValueError(f"{folder}: the vocabulary's term ids must be whole numbers from 0")
         self.vocab_dict: dict[str, int] = vocab
+        if self.params.get("dtype", "float32") not in ("float32", "float64"):
+            raise ValueError(f"{folder}: the BM25 scores' type must be float32 or float64, not "
+                             f"{self.params.get('dtype')!r}")
         self.dtype = np.dtype(self.params.get("dtype", "float32"))
         self.scores = {name: read_npy(folder / file, dtypes=_ARRAY_TYPES[name], ndim=1) for name, file in _ARRAYS.items()}
         indptr = self.scores["indptr"]
         if (len(indptr) == 0 or int(indptr[0]) != 0 or np.any(np.diff(indptr) < 0)
                 or int(indptr[-1]) != len(self.scores["data"]) or len(self.scores["indices"]) != len(self.scores["data"])):
             raise ValueError(f"{folder}: the score matrix's columns (indptr) do not match its data")
-        self.scores["num_docs"] = int(self.params["num_docs"])
+        num_docs = self.params["num_docs"]
+        if isinstance(num_docs, bool) or not isinstance(num_docs, int) or not 0 < num_docs <= MAX_PASSAGES:
+            raise ValueError(f"{folder}: num_docs must be a whole number from 1 to {MAX_PASSAGES:,}, not {num_docs!r}")
+        indices = self.scores["indices"]
+        if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= num_docs):
+            raise ValueError(f"{folder}: the score matrix names passages outside 0 to {num_docs - 1}")
+        self.scores["num_docs"] = num_docs
         # bm25s gives the empty token the last id and no column of its own
         if max((i for t, i in vocab.items() if t), default=-1) >= len(self.scores["indptr"]) - 1:
             raise ValueError(f"{folder}: the vocabulary names more terms than the score matrix holds")
@@ -336,7 +351,11 @@ class BM25Retriever(Retriever):
         Raises:
             OSError, ValueError, KeyError, TypeError: the files are missing or damaged.
         """
-        self._bm25 = SavedBM25(folder)
+        saved = SavedBM25(folder)
+        if saved.scores["num_docs"] != len(passages):
+            raise ValueError(f"{folder}: the BM25 index holds {saved.scores['num_docs']:,} passages, the index "
+                             f"{len(passages):,}")
+        self._bm25 = saved
         self._vocab = set(self._bm25.vocab_dict)
         self.__dict__.pop("_df", None)
         self.passages = list(passages)

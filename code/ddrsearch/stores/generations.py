@@ -182,13 +182,18 @@ def _passage_record(p: Passage) -> dict:
     return {f.name: getattr(p, f.name) for f in dataclasses.fields(Passage)}
 
 
+#: The fields of a passage that must be text (a number there would fail only at the first search).
+_PASSAGE_TEXTS = ("passage_id", "report", "kind", "text")
+
+
 def read_passages(path: Path) -> list[Passage]:
     """Passages from a ``passages.json`` written by :func:`write_generation` (lists become tuples).
 
     The file is read as ``header.json`` is (a regular file, not a link, at most 4 GiB).
 
     Raises:
-        OSError: a link, a FIFO or a device, or over the size; ValueError: not JSON.
+        OSError: a link, a FIFO or a device, or over the size; ValueError: not JSON, or a passage whose id,
+            report, kind or text is not text.
         SearchIndexError: passages with fields this version does not know.
     """
     records = json.loads(read_regular(Path(path), _JSON_MAX_BYTES).decode("utf-8"))
@@ -199,6 +204,8 @@ def read_passages(path: Path) -> list[Passage]:
         if unknown:
             raise SearchIndexError(f"{path}: passages carry fields this version does not know ({sorted(unknown)}); "
                                    "rebuild the index with: ddrsearch index build")
+        if not all(isinstance(rec.get(k), str) for k in _PASSAGE_TEXTS):
+            raise ValueError(f"a passage whose {', '.join(_PASSAGE_TEXTS)} are not all text: {str(rec)[:80]}")
         out.append(Passage(**{k: tuple(v) if isinstance(v, list) else v for k, v in rec.items()}))
     return out
 
@@ -276,7 +283,8 @@ def current_generation(index_dir: str | os.PathLike) -> Generation | None:
     except (OSError, ValueError) as exc:
         raise SearchIndexError(f"The index {index_dir} is damaged ({exc}); rebuild it with: ddrsearch index build") from None
     if not isinstance(header, dict) or not isinstance(header.get("settings"), dict) \
-            or not isinstance(header.get("reports"), list):
+            or not isinstance(header.get("reports"), list) \
+            or not all(isinstance(r, dict) and isinstance(r.get("file_name"), str) for r in header["reports"]):
         raise SearchIndexError(f"The index {index_dir} is damaged (header.json is not an index header); "
                                "rebuild it with: ddrsearch index build")
     if header.get("format") != FORMAT:
