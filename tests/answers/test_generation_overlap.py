@@ -106,3 +106,9 @@ def test_a_date_or_place_after_a_negation_is_not_negated():
     assert negation_differs("The packers did not set on 2020-12-07. [D049-r05]", row) == []
     assert negation_differs("No losses at 6,507 ft [D046-r00].", "Losses at 6,507 ft.") == ["loss"]
     assert negation_differs("The packers did not set [D049-r05].", "Packers set at 9,950 ft.") == ["set"]
+
+
+def test_invisible_characters_are_removed_from_model_text():
+    from ddrsearch.answers.generation import strip_controls
+
+    assert strip_controls("blew\u200b out\u200e [D011\U000e0041-r06]\ufeff") == "blew out [D011-r06]"

@@ -116,3 +116,22 @@ def test_only_a_citation_after_the_end_mark_stays_with_its_sentence_not_any_brac
     assert split_sentences("Packers failed [D039-r01]. [Three crew were killed]") == [
         "Packers failed [D039-r01].", "[Three crew were killed]"]
     assert split_sentences("The pipe became stuck. [D038-r08]") == ["The pipe became stuck. [D038-r08]"]
+
+
+def test_other_scripts_end_marks_and_a_clause_after_a_citation_start_sentences_of_their_own():
+    """Before: 'The well blew out؟ Hydraulic line failed [D011-r06].' and '... [D011-r06]; the crew was injured
+    and the well blew out.' each passed as one cited sentence; after: the uncited part is its own sentence."""
+    from ddrsearch.answers.generation import split_sentences
+
+    for mark in "\u037e\u0589\u061f\u06d4\u0964\u203c\ufe52":
+        assert split_sentences(f"The well blew out{mark} Hydraulic line failed [D011-r06].") == [
+            f"The well blew out{mark}", "Hydraulic line failed [D011-r06]."]
+    assert split_sentences("The line failed [D011-r06]; the crew was injured.") == [
+        "The line failed [D011-r06];", "the crew was injured."]
+    assert split_sentences("Drilled to 6,507 ft at 12:30; then tripped out [D038-r08].") == [
+        "Drilled to 6,507 ft at 12:30; then tripped out [D038-r08]."]  # no citation before the ';': one sentence
+    evidence = {"D011-r06": "Hydraulic line failed on grabber box."}
+    check = check_citations("Hydraulic line failed [D011-r06]; the crew was injured and the well blew out.",
+                            ["D011-r06"], evidence)
+    assert not check.ok and "the crew was injured and the well blew out." in check.report()
+

@@ -31,6 +31,7 @@ format, which Ollama and llama.cpp serve too).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import socket
@@ -179,7 +180,8 @@ _PLACE_WORDS = frozenset({"on", "at", "in", "from", "for", "with", "by", "during
 _WORD_OR_STOP = re.compile(r"[A-Za-z0-9]+(?:['’]t)?|[.,;:!?()]")
 
 
-def _negated_terms(text: str) -> tuple[set[str], set[str]]:
+@functools.lru_cache(maxsize=4096)  # an evidence line is looked at once per sentence citing it
+def _negated_terms(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """``(negated, affirmed)``: the terms (as :func:`overlap` counts them) within :data:`_NEGATION_WINDOW` terms
     after a negation word of :data:`_NEGATIONS` (up to the clause's punctuation), and those said outside one."""
     negated: set[str] = set()
@@ -200,7 +202,7 @@ def _negated_terms(text: str) -> tuple[set[str], set[str]]:
             window -= 1
         elif terms:
             affirmed |= terms
-    return negated, affirmed
+    return frozenset(negated), frozenset(affirmed)
 
 
 def negation_differs(sentence: str, evidence: str) -> list[str]:
@@ -269,15 +271,18 @@ def chat(messages: list[dict], config: LLMConfig) -> str:
 #: Terminal escape sequences (CSI, OSC, other two-character ESC, 8-bit CSI), C0 controls but tab and newline,
 #: DEL, C1 controls, and the bidirectional embedding/override/isolate characters that reorder shown text.
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+                       "\U000e0000-\U000e007f]")
 
 
 def strip_controls(text: str) -> str:
     """``text`` without terminal escape sequences and control characters, to check or print model text safely.
 
     Removed: ESC sequences (``\\x1b[2K``, ``\\x1b]...\\x07``, ...), C0 controls except
-    tab and newline, DEL, C1 controls (U+0080-U+009F) and the bidirectional
-    override/isolate characters (U+202A-U+202E, U+2066-U+2069). A carriage
+    tab and newline, DEL, C1 controls (U+0080-U+009F), the bidirectional
+    override/isolate and mark characters (U+200E-U+200F, U+202A-U+202E, U+2066-U+2069),
+    the invisible zero-width and joiner characters (U+200B-U+200D, U+2060-U+2064,
+    U+FEFF) and the tag characters (U+E0000-U+E007F). A carriage
     return becomes a newline (it would otherwise overwrite the line shown).
 
     >>> strip_controls("ok [D041-r00].\\x1b[2K\\x1b[GAll clear")
@@ -295,8 +300,13 @@ _PROTECTED = re.compile(f"{_NUMBER}|(?P<abbr>{_DOTTED})")
 #: After the end mark: closing quotes and brackets, and citations (``stuck. [D038-r08]`` keeps its citation).
 _TAIL = re.compile(r"(?:[\"'\u201d\u2019)\u300d]|\s*" + CITATION_RE.pattern + ")*")
 _ONLY_CITATIONS = re.compile(r"(?:\s*" + CITATION_RE.pattern + r")+\s*[.!?]?\s*")
-#: What ends a sentence: ASCII ``.!?``, the ellipsis, and the full-width and ideographic stops and marks.
-_END_MARKS = ".!?\u2026\u3002\uff0e\uff01\uff1f"
+#: What ends a sentence: ASCII ``.!?``, the ellipsis, the full-width and ideographic stops and marks, and the
+#: other scripts' stops and question marks (Greek ``;`` U+037E, Armenian U+0589, Arabic U+061F and U+06D4,
+#: Devanagari U+0964-U+0965, ``‼ ⁇ ⁈ ⁉``, the small and halfwidth forms U+FE52, U+FE56, U+FE57, U+FF61).
+_END_MARKS = (".!?\u2026\u3002\uff0e\uff01\uff1f\u037e\u0589\u061f\u06d4\u0964\u0965\u203c\u2047\u2048\u2049"
+              "\ufe52\ufe56\ufe57\uff61")
+#: A clause joined to a cited one by ``;`` or ``:`` (``... [D011-r06]; the well blew out``) is a sentence of its own.
+_ENDS_CITED = re.compile(r"(?:" + CITATION_RE.pattern + r")\s*$")
 
 
 def _cuts(line: str) -> list[int]:
@@ -321,6 +331,9 @@ def _cuts(line: str) -> list[int]:
             j = _TAIL.match(line, j).end()
             cuts.append(j)
             i = j
+        elif line[i] in ";:" and _ENDS_CITED.search(line, 0, i):
+            cuts.append(i + 1)
+            i += 1
         else:
             i += 1
     return cuts
