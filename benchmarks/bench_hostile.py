@@ -18,6 +18,9 @@ temporary folder and read in a fresh process (so its peak memory is its own):
 * a one-page PDF of a few KB whose page draws one form XObject of 20,000 words
   500 times (10 million words drawn from 157 KB of instructions) -> ``read_report``
   (``DDRSEARCH_MAX_PAGE_BYTES``, counting each form's bytes each time it is drawn);
+* three PDFs of about 2 KB whose forms nest 7 deep (each drawing the next 10 times) under a stamp
+  annotation's appearance, a soft mask and a Type3 glyph (:func:`ddrsearch.reading.synthetic.write_nested_forms`)
+  -> ``read_report`` (the same limit: those streams are counted as the page's contents are);
 * a 5,000-word question -> the default pipeline's search over the ten-report sample
   (``DDRSEARCH_MAX_QUESTION_WORDS``; needs the sample PDFs and the embedding model).
 
@@ -47,6 +50,10 @@ LAUGHS = "\n".join(
     [f'{c}: &{c} [{",".join([f"*{p}"] * 9)}]' for p, c in zip("abcdefg", "bcdefgh")]
     + ["name: laughs", "corpus: archive", "questions:", "  - id: Q1", "    question: *h", ""])
 LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + LAUGHS
+
+
+#: The nested-form cases: case -> where the nest is drawn from (:data:`ddrsearch.reading.synthetic.NEST_PLACES`).
+NESTS = {"annotation": "annotation", "soft-mask": "soft mask", "type3": "type3 glyph"}
 
 
 def _make(case: str, tmp: Path) -> Path:
@@ -89,6 +96,10 @@ def _make(case: str, tmp: Path) -> Path:
         from ddrsearch.reading.synthetic import write_form_drawn
 
         write_form_drawn(path, words=20_000, times=500)
+    elif case in NESTS:
+        from ddrsearch.reading.synthetic import write_nested_forms
+
+        path = write_nested_forms(tmp / f"{case}.pdf", NESTS[case], depth=7)
     else:
         path = tmp / "question.txt"
         path.write_text(" ".join(["stuck", "pipe", "during", "the", "slide"] * 1000), encoding="utf-8")
@@ -122,7 +133,7 @@ def _run(case: str, path: Path) -> dict:
 
             load_questions(path, check_evidence=False)
             outcome = "read (no limit!)"
-        elif case in ("pages", "inflate", "inflate-2mb", "slow", "slow-2s", "form"):
+        elif case in ("pages", "inflate", "inflate-2mb", "slow", "slow-2s", "form", *NESTS):
             from ddrsearch.reading.report import read_report
 
             read_report(path)
@@ -147,12 +158,16 @@ LIMITS = {
     "slow": "DDRSEARCH_MAX_READ_SECONDS=60 (default)",
     "slow-2s": "DDRSEARCH_MAX_READ_SECONDS=2",
     "form": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
+    "annotation": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
+    "soft-mask": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
+    "type3": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
     "question": "DDRSEARCH_MAX_QUESTION_WORDS=100",
 }
 NAMES = {"laughs": "billion-laughs YAML", "pages": "5,000-page PDF", "inflate": "inflating stream, 29 MB",
          "inflate-2mb": "inflating stream, 1.9 MB",
          "slow": "50 pages x 1.9 MB", "slow-2s": "50 pages x 1.9 MB, 2 s",
-         "form": "form XObject drawn 500x", "question": "5,000-word question"}
+         "form": "form XObject drawn 500x", "annotation": "annotation, forms 10^6x",
+         "soft-mask": "soft mask, forms 10^6x", "type3": "Type3 glyph, forms 10^6x", "question": "5,000-word question"}
 
 
 def main() -> int:

@@ -149,6 +149,37 @@ def _drawn_names(data: bytes) -> list[str]:
             for name in _DO.findall(data)]
 
 
+_REF = re.compile(r"/((?:[^\s/<>\[\]()#%]|#[0-9A-Fa-f]{2})+)\s*(\d+)\s+\d+\s+R")  # "/Name 12 0 R" in a dict
+_XREF = re.compile(r"(\d+)\s+\d+\s+R")
+
+
+def _named_refs(text: str) -> dict[str, int]:
+    """The ``/Name N 0 R`` entries of a PDF dictionary's text, names' ``#xx`` escapes decoded."""
+    return {re.sub(r"#([0-9A-Fa-f]{2})", lambda m: chr(int(m[1], 16)), name): int(x)
+            for name, x in _REF.findall(text or "")}
+
+
+def _key(doc, xref: int, key: str) -> tuple[str, str]:
+    """``doc.xref_get_key``, with an indirect value's object text read (a ``"dict"`` for ``N 0 R`` of a dict)."""
+    kind, value = doc.xref_get_key(xref, key)
+    if kind == "xref":
+        m = _XREF.match(value)
+        if m and doc.xref_is_stream(int(m[1])):
+            return "stream", m[1]
+        return ("dict", doc.xref_object(int(m[1]), compressed=True)) if m else (kind, value)
+    return kind, value
+
+
+def _streams_of(doc, xref: int, key: str) -> list[int]:
+    """The stream xrefs ``key`` of object ``xref`` names: one stream, or the streams of a dictionary of them."""
+    kind, value = _key(doc, xref, key)
+    if kind == "stream":
+        return [int(value)]
+    if kind == "dict":
+        return [x for x in _named_refs(value).values() if doc.xref_is_stream(x)]
+    return []
+
+
 class _Drawn:
     """Counts the bytes one page draws (see :func:`_check_page`), each stream decoded once."""
 
@@ -161,6 +192,46 @@ class _Drawn:
             self.kinds[xref] = doc.xref_get_key(xref, "Subtype")[1]
         self.forms = [x for x, kind in self.kinds.items() if kind == "/Form"]
         self.drawn: dict[int, int] = {}  # form xref -> the bytes one drawing of it draws
+
+    def own_names(self, xref: int) -> dict[str, int] | None:
+        """The XObject names a stream's own ``/Resources`` give (for streams MuPDF does not list for the page:
+        an annotation's appearance, a soft mask, a Type3 glyph, and the forms they draw), or ``None``."""
+        if xref not in self.names:
+            kind, value = _key(self.doc, xref, "Resources/XObject")
+            if kind != "dict":
+                return None
+            self.names[xref] = _named_refs(value)
+            for child in self.names[xref].values():
+                if child not in self.kinds:
+                    self.kinds[child] = self.doc.xref_get_key(child, "Subtype")[1]
+                    if self.kinds[child] == "/Form":
+                        self.forms.append(child)
+        return self.names[xref]
+
+    def other_streams(self, page) -> list[tuple[int, dict[str, int]]]:
+        """Streams a page draws besides its contents, each with the names it resolves in: every annotation
+        appearance (``/AP``, every state), soft-mask group of its ``/ExtGState`` and Type3 glyph procedure."""
+        doc, out = self.doc, []
+        kind, annots = _key(doc, page.xref, "Annots")
+        for annot in (int(x) for x in _XREF.findall(annots if kind in ("array", "dict") else "")):
+            for key in ("AP/N", "AP/R", "AP/D"):
+                out += [(x, {}) for x in _streams_of(doc, annot, key)]
+        kind, states = _key(doc, page.xref, "Resources/ExtGState")
+        for name in re.findall(r"/((?:[^\s/<>\[\]()#%]|#[0-9A-Fa-f]{2})+)", states if kind == "dict" else "")[:256]:
+            out += [(x, {}) for x in _streams_of(doc, page.xref, f"Resources/ExtGState/{name}/SMask/G")]
+        for font in page.get_fonts():
+            if font[2] == "Type3":
+                scope = _named_refs(_key(doc, font[0], "Resources/XObject")[1])
+                for x in _named_refs(_key(doc, font[0], "CharProcs")[1]).values():
+                    out.append((x, scope))
+        for x, scope in out:  # the forms these streams draw are forms of the page too
+            self.own_names(x)
+            for child in scope.values():
+                if child not in self.kinds:
+                    self.kinds[child] = doc.xref_get_key(child, "Subtype")[1]
+                    if self.kinds[child] == "/Form":
+                        self.forms.append(child)
+        return out
 
     def size(self, xref: int, room: int) -> int:
         """The stream's decoded bytes, counted up to ``room + 1``."""
@@ -177,7 +248,10 @@ class _Drawn:
                 f"{self.path}: page {self.pno} nests form XObjects more than {MAX_FORM_DEPTH} deep (or a form "
                 "draws itself); a daily report's page nests none. Not read.", self.path, "DDRSEARCH_MAX_PAGE_BYTES")
         count = self.size(xref, room)
-        own = self.names.get(xref, scope)  # a form without its own /Resources uses its caller's
+        own = self.names.get(xref)
+        if own is None:  # a form MuPDF did not list for the page: its own /Resources, else its caller's
+            own = self.own_names(xref) if xref not in self.kinds or self.kinds[xref] == "/Form" else None
+            own = scope if own is None else own
         if count > room or not self.forms:  # no form to draw: its Do operators draw nothing more
             return count
         for name in _drawn_names(self.doc.xref_stream(xref) or b""):
@@ -206,7 +280,9 @@ def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: Rea
     The bytes a page draws are its content streams' plus, for each ``Do`` of a
     form XObject, that form's bytes and those it draws in turn (each time it is
     drawn: a 150 KB form drawn 500 times is 75 MB of text to extract), and each
-    image XObject's bytes once. Every stream is counted while it inflates
+    image XObject's bytes once; so are the streams drawn besides the contents
+    (annotation appearances, soft-mask groups, Type3 glyph procedures), each
+    with the forms it draws. Every stream is counted while it inflates
     (:func:`_stream_bytes`) before it is decoded to find its ``Do`` operators; a
     name that resolves to no listed XObject counts as the largest form the page
     has. Nesting deeper than :data:`MAX_FORM_DEPTH` (or a form that draws
@@ -215,11 +291,14 @@ def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: Rea
     limit = cap["DDRSEARCH_MAX_PAGE_BYTES"]
     counter = _Drawn(doc, page, pno, path, clock)
     total = 0
-    streams = [(xref, True) for xref in page.get_contents()]
-    streams += [(xref, False) for xref, kind in counter.kinds.items() if kind != "/Form"]  # images: once
-    for xref, draws in streams:
+    page_scope = counter.names.get(0, {})
+    streams = [(xref, True, page_scope) for xref in page.get_contents()]
+    streams += [(xref, True, scope or page_scope) for xref, scope in counter.other_streams(page)]
+    streams += [(xref, False, page_scope) for xref, kind in list(counter.kinds.items())
+                if kind not in ("/Form", "")]  # images: once
+    for xref, draws, scope in streams:
         room = limit - total
-        total += counter.stream(xref, counter.names.get(0, {}), room, 0) if draws else counter.size(xref, room)
+        total += counter.stream(xref, scope, room, 0) if draws else counter.size(xref, room)
         if total > limit:
             raise ReportTooLargeError(
                 f"{path}: page {pno} holds more than {limit:,} bytes of drawing instructions ({total:,} counted "

@@ -26,8 +26,8 @@ from typing import NamedTuple
 import numpy as np
 import pymupdf
 
-__all__ = ["COLUMN_X", "STUCK_PIPE_DAY", "SyntheticRow", "scan_page", "write_form_drawn", "write_report",
-           "write_scanned_copy"]
+__all__ = ["COLUMN_X", "NEST_PLACES", "STUCK_PIPE_DAY", "SyntheticRow", "scan_page", "write_form_drawn",
+           "write_nested_forms", "write_report", "write_scanned_copy"]
 
 #: Left edge of each column (FROM, TO, HRS, PHASE, CODE, NPT, OPERATIONS), points.
 COLUMN_X = (40.0, 78.0, 116.0, 150.0, 240.0, 300.0, 330.0)
@@ -243,5 +243,65 @@ def write_form_drawn(path: str | os.PathLike, words: int, times: int, nested: in
     xref = page.get_contents()[0]
     doc.update_stream(xref, doc.xref_stream(xref) + b"\nq /Fm0 Do Q" * times, compress=True)
     doc.save(path, garbage=4, deflate=True)
+    doc.close()
+    return Path(path)
+
+
+#: Where :func:`write_nested_forms` puts its nest of forms: streams a page draws besides its contents.
+NEST_PLACES = ("annotation", "soft mask", "type3 glyph")
+
+
+def write_nested_forms(path: str | os.PathLike, where: str, depth: int = 7, fan: int = 10) -> Path:
+    """Write a hostile one-page PDF of a few kilobytes: forms nested ``depth`` deep, each drawing the next ``fan``
+    times (``fan ** (depth - 1)`` drawings of three words), drawn by a stream other than the page's contents.
+
+    Args:
+        path: the PDF to write.
+        where: one of :data:`NEST_PLACES`: a stamp annotation's appearance, the soft-mask group of an
+            ``/ExtGState`` the page sets, or the glyph procedure of a Type3 font the page shows.
+        depth, fan: the nest's depth (at least 1) and how many times each form draws the next.
+
+    Returns:
+        ``Path(path)``.
+
+    Raises:
+        ValueError: ``where`` is not one of :data:`NEST_PLACES`, or ``depth`` < 1.
+    """
+    if where not in NEST_PLACES or depth < 1:
+        raise ValueError(f"where must be one of {NEST_PLACES} and depth at least 1, got {where!r}, {depth}")
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+    font = page.get_fonts()[0][0]
+    forms = [doc.get_new_xref() for _ in range(depth)]
+    for i, xref in enumerate(forms):
+        last = i == depth - 1
+        resources = f"/Font<</helv {font} 0 R>>" if last else f"/XObject<</X{i + 1} {forms[i + 1]} 0 R>>"
+        doc.update_object(xref, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<<{resources}>>>>")
+        doc.update_stream(xref, b"BT /helv 1 Tf 10 10 Td (stuck pipe jar) Tj ET" if last
+                          else b"/X%d Do\n" % (i + 1) * fan, compress=True)
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    if where == "annotation":
+        annot = doc.get_new_xref()
+        doc.update_object(annot, f"<</Type/Annot/Subtype/Stamp/Rect[0 0 612 792]/AP<</N {forms[0]} 0 R>>/F 4>>")
+        doc.xref_set_key(page.xref, "Annots", f"[{annot} 0 R]")
+    elif where == "soft mask":
+        state = doc.get_new_xref()
+        doc.update_object(state, f"<</Type/ExtGState/SMask<</Type/Mask/S/Luminosity/G {forms[0]} 0 R>>>>")
+        doc.xref_set_key(forms[0], "Group", "<</S/Transparency>>")
+        doc.xref_set_key(resources, "ExtGState", f"<</GS1 {state} 0 R>>")
+        xref = page.get_contents()[0]
+        doc.update_stream(xref, doc.xref_stream(xref) + b"\n/GS1 gs 0 0 100 100 re f", compress=True)
+    else:
+        glyph, type3 = doc.get_new_xref(), doc.get_new_xref()
+        doc.update_object(glyph, "<<>>")
+        doc.update_stream(glyph, b"1000 0 d0\n/X0 Do", compress=True)
+        doc.update_object(type3, f"<</Type/Font/Subtype/Type3/FontBBox[0 0 1000 1000]/FontMatrix[0.001 0 0 0.001 0 0]"
+                                 f"/CharProcs<</a {glyph} 0 R>>/Encoding<</Type/Encoding/Differences[97/a]>>"
+                                 f"/FirstChar 97/LastChar 97/Widths[1000]/Resources<</XObject<</X0 {forms[0]} 0 R>>>>>>")
+        doc.xref_set_key(resources, "Font", f"<</helv {font} 0 R/T3 {type3} 0 R>>")
+        xref = page.get_contents()[0]
+        doc.update_stream(xref, doc.xref_stream(xref) + b"\nBT /T3 12 Tf 72 600 Td (aaaa) Tj ET", compress=True)
+    doc.save(path, garbage=0, deflate=True)
     doc.close()
     return Path(path)
