@@ -40,3 +40,22 @@ def test_a_lever_changed_after_a_question_gives_fresh_scores(default):
     finally:
         default.fb_weight = old
     np.testing.assert_array_equal(default.leg_scores(q)[0], before)
+
+
+def test_a_timing_loop_over_more_questions_than_the_memo_computes_every_search(default, monkeypatch):
+    """Chapter 14's profile ran its ten questions twice and the second pass came from the memo (the model ran
+    0 times per question); the memo holds SCORE_MEMO questions and forget_scores() empties it."""
+    questions = [f"trip out of hole to {d} ft" for d in range(1000, 1000 + 100 * (default.SCORE_MEMO + 1), 100)]
+    for q in questions:
+        default.passage_scores(q)
+    calls = []
+    real = default._passage_scores
+    monkeypatch.setattr(default, "_passage_scores", lambda q: calls.append(q) or real(q))
+    for q in questions:
+        default.passage_scores(q)
+    assert calls == questions  # none came from the memo
+    default.passage_scores(questions[-1])
+    assert calls[-1] == questions[-1] and len(calls) == len(questions)  # the last one asked again: remembered
+    assert default.forget_scores() > 0 and default.forget_scores() == 0
+    default.passage_scores(questions[-1])
+    assert len(calls) == len(questions) + 1

@@ -282,8 +282,14 @@ class TunedHybridRetriever(TwoLegRetriever):
         return other
 
     # --- the legs --------------------------------------------------------------------
-    #: Questions whose leg and fused scores are remembered (:meth:`_remembered`).
-    SCORE_MEMO = 32
+    #: Questions whose leg and fused scores are remembered (:meth:`_remembered`): the app asks for one
+    #: question's scores several times in a rerun; a timing loop over more questions than this never hits.
+    SCORE_MEMO = 4
+
+    def forget_scores(self) -> int:
+        """Forget the remembered scores (before timing what a search costs); returns how many were forgotten."""
+        memo = self.__dict__.pop("_score_memo", None)
+        return len(memo[2]) if memo else 0
 
     def _state(self) -> tuple:
         """What the scores depend on besides the question: the legs, the passages and every lever's value."""
