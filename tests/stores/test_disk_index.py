@@ -172,3 +172,17 @@ def test_index_folder_follows_what_differs_from_the_book(tmp_path, monkeypatch):
     long = tmp_path / ("x" * 240)
     assert len(default_index_dir("archive", archive=long).name) < 80
     assert len(default_index_dir(folder=long).name) < 80
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_an_index_build_leaves_the_lexicon_vectors_in_the_embedding_cache(tmp_path):
+    """A new reader's first search using the lexicon took about 70 s after 'index build' (the lexicon's vectors
+    were computed at that search); the build computes them, so they are in the cache when it ends."""
+    from ddrsearch.data.folders import sample_paths
+    from ddrsearch.embedding.encoder import Embedder
+    from ddrsearch.stores.disk_index import build_index
+
+    cache = tmp_path / "embeddings"
+    build_index(sample_paths(), tmp_path / "ix", embedder=Embedder(cache_dir=cache))
+    assert list(cache.glob("lexicon-*.npy")) and list(cache.glob("lexicon-*.npy.sha256"))

@@ -360,6 +360,12 @@ class TunedHybridRetriever(TwoLegRetriever):
                 out.append((entry.printed, sim))
         return out
 
+    def warm(self) -> None:
+        """Compute now what the first question would otherwise pay for: the lexicon's vectors (kept in the
+        embedding cache, so an index build leaves the first search on it as fast as the next)."""
+        if self.lexicon:
+            self._lexicon_matcher()
+
     def _lexicon_matcher(self):
         if "_matcher" not in self.__dict__:
             from ddrsearch.retrieval.lexicon_match import LexiconMatcher

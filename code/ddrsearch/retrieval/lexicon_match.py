@@ -25,6 +25,7 @@ import numpy as np
 
 from ddrsearch.embedding.encoder import Embedder
 from ddrsearch.errors import CacheWarning
+from ddrsearch.files import read_regular
 from ddrsearch.hashing import text_sha256
 from ddrsearch.text.lexicon import Lexicon, LexiconEntry, default_lexicon
 
@@ -91,8 +92,8 @@ class LexiconMatcher:
     def _cached(self, path: Path, n: int) -> tuple[np.ndarray | None, str]:
         """The matrix in ``path`` when it is what its name and hash claim, else ``(None, what is wrong)``."""
         try:
-            data = path.read_bytes()
-            claimed = _hash_path(path).read_text(encoding="ascii").strip()
+            data = read_regular(path, n * self.embedder.dim * 8 + 4096)  # no link, FIFO or device; at most float64 size
+            claimed = read_regular(_hash_path(path), 128).decode("ascii").strip()
         except (OSError, UnicodeDecodeError) as exc:
             return None, f"unreadable or without its hash ({type(exc).__name__})"
         if hashlib.sha256(data).hexdigest() != claimed:

@@ -194,6 +194,9 @@ def _pipeline(reports: list[Report], embedder: Embedder | None) -> HybridRetriev
     if empty:
         raise EmptyCorpusError(f"{len(empty)} report(s) have no searchable text (no passage with a word BM25 can "
                                f"match): {', '.join(empty)}. Check that these PDFs have a text layer and filled-in rows.")
+    warm = getattr(retriever, "warm", None)  # the lexicon's vectors into the cache, with the passages'
+    if warm is not None:
+        warm()
     return retriever
 
 
