@@ -358,3 +358,15 @@ def test_search_and_ask_print_the_notes(capsys, archive_folder):
     assert 'note: no report prints "stuk": did you mean "stuck"' in capsys.readouterr().err
     assert main(["search", "pipe stuck while sliding", "-k", "2"]) == 0
     assert "no report prints" not in capsys.readouterr().err
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_query_naming_a_day_in_words_says_it_is_ranked_by_that_day(archive_folder, capsys):
+    """Before: 'thanksgiving' (no word of it in the reports) got 'ranked by meaning alone and may be unrelated'
+    although the date path put the report of 26 Nov first; now the note names the day."""
+    assert main(["search", "thanksgiving", "--corpus", "archive", "-k", "1", "--no-index"]) == 0
+    out = capsys.readouterr()
+    assert "D038" in out.out
+    assert "ranked by the day it names (2020-11-26: the report of that date first) and by meaning" in out.err
+    assert "meaning alone" not in out.err

@@ -105,8 +105,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
     print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}."
           + ("" if args.dir is not None else " Report D038 = drilling report 38, C003 = completion report 3."))
     if not retriever.words_found(args.query):
-        print(f"note: no word of {args.query!r} occurs in the rows searched; the results are ranked by meaning "
-              "alone and may be unrelated (check the spelling, or try the rig's words).", file=sys.stderr)
+        from ddrsearch.retrieval.structured import parse_date
+
+        named = parse_date(args.query, years=sorted({d.year for d in dates.values() if d}))
+        how = (f"by the day it names ({named.isoformat()}: the report of that date first) and by meaning"
+               if named else "by meaning alone and may be unrelated (check the spelling, or try the rig's words)")
+        print(f"note: no word of {args.query!r} occurs in the rows searched; the results are ranked {how}.",
+              file=sys.stderr)
     _print_spelling_notes(retriever, args.query)
     return 0
 
