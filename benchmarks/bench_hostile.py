@@ -19,7 +19,8 @@ temporary folder and read in a fresh process (so its peak memory is its own):
   500 times (10 million words drawn from 157 KB of instructions) -> ``read_report``
   (``DDRSEARCH_MAX_PAGE_BYTES``, counting each form's bytes each time it is drawn);
 * three PDFs of about 2 KB whose forms nest 7 deep (each drawing the next 10 times) under a stamp
-  annotation's appearance, a soft mask and a Type3 glyph (:func:`ddrsearch.reading.synthetic.write_nested_forms`)
+  annotation's appearance, a soft mask, a Type3 glyph and a tiling pattern
+  (:func:`ddrsearch.reading.synthetic.write_nested_forms`)
   -> ``read_report`` (the same limit: those streams are counted as the page's contents are);
 * a 5,000-word question -> the default pipeline's search over the ten-report sample
   (``DDRSEARCH_MAX_QUESTION_WORDS``; needs the sample PDFs and the embedding model).
@@ -53,7 +54,7 @@ LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + LAU
 
 
 #: The nested-form cases: case -> where the nest is drawn from (:data:`ddrsearch.reading.synthetic.NEST_PLACES`).
-NESTS = {"annotation": "annotation", "soft-mask": "soft mask", "type3": "type3 glyph"}
+NESTS = {"annotation": "annotation", "soft-mask": "soft mask", "type3": "type3 glyph", "tiling": "tiling pattern"}
 
 
 def _make(case: str, tmp: Path) -> Path:
@@ -161,13 +162,15 @@ LIMITS = {
     "annotation": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
     "soft-mask": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
     "type3": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
+    "tiling": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
     "question": "DDRSEARCH_MAX_QUESTION_WORDS=100",
 }
 NAMES = {"laughs": "billion-laughs YAML", "pages": "5,000-page PDF", "inflate": "inflating stream, 29 MB",
          "inflate-2mb": "inflating stream, 1.9 MB",
          "slow": "50 pages x 1.9 MB", "slow-2s": "50 pages x 1.9 MB, 2 s",
          "form": "form XObject drawn 500x", "annotation": "annotation, forms 10^6x",
-         "soft-mask": "soft mask, forms 10^6x", "type3": "Type3 glyph, forms 10^6x", "question": "5,000-word question"}
+         "soft-mask": "soft mask, forms 10^6x", "type3": "Type3 glyph, forms 10^6x",
+         "tiling": "tiling pattern, forms 10^6x", "question": "5,000-word question"}
 
 
 def main() -> int:

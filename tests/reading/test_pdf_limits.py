@@ -229,7 +229,7 @@ def test_a_page_tree_whose_count_lies_is_a_corrupt_pdf_not_a_raw_error(tmp_path)
         open_pdf(path)
 
 
-@pytest.mark.parametrize("where", ["annotation", "soft mask", "type3 glyph"])
+@pytest.mark.parametrize("where", ["annotation", "soft mask", "type3 glyph", "tiling pattern"])
 def test_forms_drawn_by_an_annotation_a_soft_mask_or_a_type3_glyph_are_counted(tmp_path, monkeypatch, where):
     """Before: the drawn bytes were counted for the page's contents only, so a 2 KB page whose stamp annotation,
     soft mask or Type3 glyph drew forms nested 7 deep (10 each: a million drawings) held one PyMuPDF call for
@@ -246,3 +246,20 @@ def test_forms_drawn_by_an_annotation_a_soft_mask_or_a_type3_glyph_are_counted(t
     with pytest.raises(ReportError) as exc:  # read to the end: not one of the FORGE reports' layouts
         read_report(shallow)
     assert not isinstance(exc.value, ReportTooLargeError)
+
+
+def test_a_nest_of_forms_is_refused_however_the_page_reaches_it(tmp_path, monkeypatch):
+    """The re-check reached the nest through paths the page-level count did not follow (an ExtGState inherited
+    from /Pages, one inside a form's or an appearance's own /Resources, a Type3 font in an appearance, a
+    tiling pattern): 15-18 s and 1.2 GB each. Every form, pattern and Type3 glyph of the file is now counted
+    once with what it draws, so a nest no page draws at all is refused too."""
+    from ddrsearch.reading.synthetic import write_nested_forms
+
+    path = write_nested_forms(tmp_path / "orphan.pdf", "annotation", depth=7)
+    doc = pymupdf.open(path)
+    doc.xref_set_key(doc[0].xref, "Annots", "null")  # the page no longer draws the annotation: the nest is an orphan
+    doc.save(tmp_path / "orphan2.pdf")
+    doc.close()
+    _no_text(monkeypatch)
+    with pytest.raises(ReportTooLargeError, match=r"a form or pattern of the file \(object \d+\) draws more than"):
+        read_report(tmp_path / "orphan2.pdf")

@@ -274,6 +274,40 @@ class _Drawn:
         return self.drawn[xref]
 
 
+_FORM_LIKE = re.compile(r"/Subtype\s*/Form\b|/PatternType\s*1\b")
+
+
+def _check_every_form(doc, counter: _Drawn, path: Path, limit: int) -> None:
+    """Refuse a file holding any form XObject, tiling pattern or Type3 glyph procedure that draws more than
+    ``limit`` bytes itself.
+
+    However a page reaches such a stream (its contents, an inherited resource, an annotation, a soft mask,
+    a Type3 glyph, a pattern, or any of these inside another), one drawing of it is that much work for a
+    text extraction; so every one in the file is counted once, with the forms it draws each time it draws
+    them (names resolved in its own ``/Resources``; an unresolved name as the largest form).
+    """
+    forms, glyphs = [], []
+    for x in range(1, doc.xref_length()):
+        text = doc.xref_object(x, compressed=True) or ""
+        if doc.xref_is_stream(x) and _FORM_LIKE.search(text):
+            forms.append(x)
+        elif "/CharProcs" in text:  # a Type3 font: its glyph procedures draw with the font's resources
+            scope = _named_refs(_key(doc, x, "Resources/XObject")[1])
+            glyphs += [(g, scope) for g in _named_refs(_key(doc, x, "CharProcs")[1]).values() if doc.xref_is_stream(g)]
+    for x in forms:  # every form of the file is a candidate for an unresolved name
+        if x not in counter.kinds:
+            counter.kinds[x] = "/Form"
+            counter.forms.append(x)
+    for x, scope in [(x, counter.own_names(x) or {}) for x in forms] + glyphs:
+        drawn = counter.form(x, scope, limit, 0)
+        if drawn > limit:
+            raise ReportTooLargeError(
+                f"{path}: a form or pattern of the file (object {x}) draws more than {limit:,} bytes of drawing "
+                "instructions each time it is drawn (forms nested in it counted each time they are drawn), the "
+                "limit for one page (a daily report's page has under 100,000). Not read; if the file is a real "
+                "report, raise the limit with DDRSEARCH_MAX_PAGE_BYTES=<bytes>.", path, "DDRSEARCH_MAX_PAGE_BYTES")
+
+
 def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: ReadClock | None = None) -> None:
     """Refuse a page that draws more than the byte limit of instructions.
 
@@ -290,6 +324,8 @@ def _check_page(doc, page, pno: int, path: Path, cap: dict[str, int], clock: Rea
     """
     limit = cap["DDRSEARCH_MAX_PAGE_BYTES"]
     counter = _Drawn(doc, page, pno, path, clock)
+    if pno == 1:
+        _check_every_form(doc, counter, path, limit)
     total = 0
     page_scope = counter.names.get(0, {})
     streams = [(xref, True, page_scope) for xref in page.get_contents()]

@@ -248,7 +248,7 @@ def write_form_drawn(path: str | os.PathLike, words: int, times: int, nested: in
 
 
 #: Where :func:`write_nested_forms` puts its nest of forms: streams a page draws besides its contents.
-NEST_PLACES = ("annotation", "soft mask", "type3 glyph")
+NEST_PLACES = ("annotation", "soft mask", "type3 glyph", "tiling pattern")
 
 
 def write_nested_forms(path: str | os.PathLike, where: str, depth: int = 7, fan: int = 10) -> Path:
@@ -258,7 +258,8 @@ def write_nested_forms(path: str | os.PathLike, where: str, depth: int = 7, fan:
     Args:
         path: the PDF to write.
         where: one of :data:`NEST_PLACES`: a stamp annotation's appearance, the soft-mask group of an
-            ``/ExtGState`` the page sets, or the glyph procedure of a Type3 font the page shows.
+            ``/ExtGState`` the page sets, the glyph procedure of a Type3 font the page shows, or the cell
+            of a tiling pattern the page fills a rectangle with.
         depth, fan: the nest's depth (at least 1) and how many times each form draws the next.
 
     Returns:
@@ -292,6 +293,14 @@ def write_nested_forms(path: str | os.PathLike, where: str, depth: int = 7, fan:
         doc.xref_set_key(resources, "ExtGState", f"<</GS1 {state} 0 R>>")
         xref = page.get_contents()[0]
         doc.update_stream(xref, doc.xref_stream(xref) + b"\n/GS1 gs 0 0 100 100 re f", compress=True)
+    elif where == "tiling pattern":
+        cell = doc.get_new_xref()
+        doc.update_object(cell, f"<</Type/Pattern/PatternType 1/PaintType 1/TilingType 1/BBox[0 0 612 792]"
+                                f"/XStep 612/YStep 792/Resources<</XObject<</X0 {forms[0]} 0 R>>>>>>")
+        doc.update_stream(cell, b"/X0 Do", compress=True)
+        doc.xref_set_key(resources, "Pattern", f"<</P0 {cell} 0 R>>")
+        xref = page.get_contents()[0]
+        doc.update_stream(xref, doc.xref_stream(xref) + b"\n/Pattern cs /P0 scn 0 0 612 792 re f", compress=True)
     else:
         glyph, type3 = doc.get_new_xref(), doc.get_new_xref()
         doc.update_object(glyph, "<<>>")
