@@ -46,10 +46,10 @@ def test_escape_sequences_in_the_answer_cannot_erase_the_flag_line():
 
 def test_strip_controls_keeps_tab_newline_and_text_and_drops_c0_c1_esc_and_bidi():
     """C0 (but tab and newline), DEL, C1, CSI/OSC escape sequences and bidi overrides go; a carriage return
-    becomes a newline (it would overwrite the shown line); every other character stays."""
+    and a NEL become newlines (the first would overwrite the shown line); every other character stays."""
     raw = ("a\tb\nc\x00d\x07e\x1b[31mred\x1b[0m\x1b]0;title\x07f\x9b2Kg\x85h\x7fi\u202ej\u2066k"
            "\rl 6,507' ± 0.5°")
-    assert strip_controls(raw) == "a\tb\ncdered\nfghijk\nl 6,507' ± 0.5°".replace("\nfgh", "fgh")
+    assert strip_controls(raw) == "a\tb\ncderedfg\nhijk\nl 6,507' ± 0.5°"  # NEL (U+0085) breaks the line too
 
 
 def test_chat_returns_the_answer_without_control_characters(monkeypatch):
@@ -135,3 +135,19 @@ def test_other_scripts_end_marks_and_a_clause_after_a_citation_start_sentences_o
                             ["D011-r06"], evidence)
     assert not check.ok and "the crew was injured and the well blew out." in check.report()
 
+
+
+def test_the_rechecks_end_marks_line_breaks_and_invisible_letters_do_not_hide_a_claim():
+    """The re-check: Ethiopic, Myanmar, Khmer, Tibetan, Mongolian, ... stops and ‽ ⸮ did not end a sentence;
+    a vertical tab, form feed or NEL was removed and joined two sentences; '；' and '؛' after a citation let an
+    uncited clause through; a soft hyphen inside 'not' hid the negation. Each now ends or is removed."""
+    from ddrsearch.answers.generation import check_citations, split_sentences
+
+    for mark in "\u1362\u104b\u17d4\u0f0d\u203d\u2e2e\u1803\u166e\u0700\u0df4\u09f7\u0e5a\x85\x0b\x0c":
+        assert len(split_sentences(f"The well blew out{mark} Hydraulic line failed [D011-r06].")) == 2, repr(mark)
+    for join in "\uff1b\u061b":
+        assert split_sentences(f"Line failed [D011-r06]{join} the crew was hurt.")[1] == "the crew was hurt."
+    evidence = {"D011-r06": "Hydraulic line failed on grabber box."}
+    for hidden in ("\u00ad", "\u034f", "\ufe0f", "\u180e", "\U000e0100"):
+        said = f"The hydraulic line did n{hidden}ot fail on grabber box [D011-r06]."
+        assert not check_citations(said, ["D011-r06"], evidence).ok, repr(hidden)

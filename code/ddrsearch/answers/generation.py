@@ -225,7 +225,7 @@ def negation_differs(sentence: str, evidence: str) -> list[str]:
 
 
 #: The most bytes of an endpoint's reply read (a reply of a few cited sentences is a few kilobytes).
-MAX_REPLY_BYTES = 1_000_000
+MAX_REPLY_BYTES = 200_000
 
 
 def chat(messages: list[dict], config: LLMConfig) -> str:
@@ -272,7 +272,16 @@ def chat(messages: list[dict], config: LLMConfig) -> str:
 #: DEL, C1 controls, and the bidirectional embedding/override/isolate characters that reorder shown text.
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-                       "\U000e0000-\U000e007f]")
+                       # the other invisible (format and default-ignorable) characters: soft hyphen, Arabic
+                       # letter mark, Mongolian vowel separator and selectors, variation selectors, fillers
+                       "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
+                       "\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+
+
+#: Characters that break a line (as ``str.splitlines`` has them) but are controls: each becomes a newline first,
+#: so a sentence ending there still ends (``blew out\x0bHydraulic`` is two lines, not ``blew outHydraulic``).
+_LINE_BREAKS = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x1c": "\n", "\x1d": "\n",
+                              "\x1e": "\n", "\x85": "\n"})
 
 
 def strip_controls(text: str) -> str:
@@ -282,13 +291,14 @@ def strip_controls(text: str) -> str:
     tab and newline, DEL, C1 controls (U+0080-U+009F), the bidirectional
     override/isolate and mark characters (U+200E-U+200F, U+202A-U+202E, U+2066-U+2069),
     the invisible zero-width and joiner characters (U+200B-U+200D, U+2060-U+2064,
-    U+FEFF) and the tag characters (U+E0000-U+E007F). A carriage
-    return becomes a newline (it would otherwise overwrite the line shown).
+    U+FEFF), the other invisible characters (soft hyphen, variation selectors, fillers ...) and the tag
+    characters (U+E0000-U+E007F). A carriage return, vertical tab, form feed, the separators U+001C-U+001E
+    and U+0085 become a newline (a carriage return would otherwise overwrite the line shown).
 
     >>> strip_controls("ok [D041-r00].\\x1b[2K\\x1b[GAll clear")
     'ok [D041-r00].All clear'
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").translate(_LINE_BREAKS)
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
 
 
@@ -302,9 +312,13 @@ _TAIL = re.compile(r"(?:[\"'\u201d\u2019)\u300d]|\s*" + CITATION_RE.pattern + ")
 _ONLY_CITATIONS = re.compile(r"(?:\s*" + CITATION_RE.pattern + r")+\s*[.!?]?\s*")
 #: What ends a sentence: ASCII ``.!?``, the ellipsis, the full-width and ideographic stops and marks, and the
 #: other scripts' stops and question marks (Greek ``;`` U+037E, Armenian U+0589, Arabic U+061F and U+06D4,
-#: Devanagari U+0964-U+0965, ``‼ ⁇ ⁈ ⁉``, the small and halfwidth forms U+FE52, U+FE56, U+FE57, U+FF61).
+#: Devanagari U+0964-U+0965, ``‼ ⁇ ⁈ ⁉``, the small and halfwidth forms U+FE52, U+FE56, U+FE57, U+FF61;
+#: Syriac, NKo, Sinhala, Thai, Tibetan, Myanmar, Ethiopic, Canadian syllabics, Mongolian, Khmer, Limbu,
+#: Bengali, Balinese, Vai, Lisu, Bamum stops, ``‽``, ``⸮`` and ``⸼``).
 _END_MARKS = (".!?\u2026\u3002\uff0e\uff01\uff1f\u037e\u0589\u061f\u06d4\u0964\u0965\u203c\u2047\u2048\u2049"
-              "\ufe52\ufe56\ufe57\uff61")
+              "\ufe52\ufe56\ufe57\uff61\u0700\u0701\u0702\u07f9\u0df4\u0e5a\u0e5b\u0f0d\u0f0e\u104a\u104b"
+              "\u1362\u1367\u1368\u166e\u1803\u1809\u17d4\u17d5\u1944\u1945\u203d\u2e2e\u2e3c\ua4ff\ua60e"
+              "\ua60f\ua6f3\ua6f7\u09f7\u1b5a\u1b5b")
 #: A clause joined to a cited one by ``;`` or ``:`` (``... [D011-r06]; the well blew out``) is a sentence of its own.
 _ENDS_CITED = re.compile(r"(?:" + CITATION_RE.pattern + r")\s*$")
 
@@ -331,7 +345,7 @@ def _cuts(line: str) -> list[int]:
             j = _TAIL.match(line, j).end()
             cuts.append(j)
             i = j
-        elif line[i] in ";:" and _ENDS_CITED.search(line, 0, i):
+        elif line[i] in ";:\uff1b\u061b\uff1a" and _ENDS_CITED.search(line, 0, i):
             cuts.append(i + 1)
             i += 1
         else:
