@@ -21,7 +21,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 TEXTS = ("see http://evil.example/phish?q=secret", "visit www.evil.example/login today", "mail boss@evil.example",
          "ftp://evil.example/f https://127.0.0.1:8766/x.png WWW.A.COM", "at 12:30 *stuck* _pipe_ wwww.x.com a@b.c",
          # from the adversarial re-check: a domain starting with - or _ (mailto links) and emoji shortcodes
-         "x@-evil.example y@_evil.example :100: :+1: :-1: :1234: from 06:00-08:00")
+         "x@-evil.example y@_evil.example :100: :+1: :-1: :1234: from 06:00-08:00",
+         # from its re-check: a local part ending in . - _ + (the split was before the @, at a letter only)
+         "x.@evil.example -@evil.example x_@evil.example x+@evil.example .@evil.example")
 
 
 def test_inert_text_splits_every_autolink_and_keeps_its_characters():

@@ -76,7 +76,7 @@ __all__ = [
 #: (``$``), tables (``|``), escapes (``\\``), Streamlit's ``:red[...]``, ``:material/...:`` and emoji (a ``:`` before a
 #: letter), and autolinks (``http://``: a ``:`` before ``/``; ``www.``; ``name@host``).
 _MARKUP = re.compile(r"[\\`*\[\]<>&|~$]|:(?=[A-Za-z/])|:(?=[0-9+\-][\w+]*:)|(?<![^\W_])_|_(?![^\W_])"
-                     r"|(?<=[Ww]{3})\.|(?<=[A-Za-z0-9._+\-])@(?=[A-Za-z0-9_\-])")
+                     r"|(?<=[Ww]{3})\.|(?<=[A-Za-z0-9._+\-])@(?=[A-Za-z0-9_\-])|(?<=_)@")
 #: What opens a block at the start of a line: lists, quotes, headings, rules, ordered lists (``1.``), tables.
 _LINE_START = re.compile(r"^([ \t]*)([-+=>#.)_]|\d+[.)])", re.MULTILINE)
 
@@ -88,13 +88,15 @@ def _reference(match: re.Match) -> str:
 
 #: Where GFM's autolink literals would start once Streamlit has decoded the references (its remark-gfm links
 #: ``http://``, ``www.`` and ``a@b.c`` in the decoded text of each text node): the first ``/`` of ``://``, the
-#: third ``w`` of ``www.``, the character before ``@`` (GFM's domain may start with ``-`` or ``_``, which
-#: emphasis cannot hold, while the address's own part ends in a letter or digit); and, for an emoji
+#: third ``w`` of ``www.`` (an e-mail address: :data:`_EMAIL_SPLIT`); and, for an emoji
 #: shortcode (``:100:``, ``:+1:``, which Streamlit replaces in the decoded text too), the first letter or
 #: digit after its opening colon. Each is put in emphasis (``*/*``), which ends the text
 #: node there, so no node holds a whole autolink; the characters themselves are unchanged (copying gives them).
-_AUTOLINK_START = re.compile(r"(?<=&#58;)/(?=/)|(?<=[Ww]{2})[Ww](?=&#46;)|[A-Za-z0-9](?=&#64;)"
+_AUTOLINK_START = re.compile(r"(?<=&#58;)/(?=/)|(?<=[Ww]{2})[Ww](?=&#46;)"
                              r"|(?<=&#58;)[0-9A-Za-z](?=[\w+\-]*:)|(?<=&#58;[+\-])[0-9A-Za-z](?=[\w+\-]*:)")
+#: An e-mail address's split: the first letter or digit of its domain (after any ``-`` or ``_``, which
+#: emphasis cannot hold), so no text node holds both the ``@`` and a domain.
+_EMAIL_SPLIT = re.compile(r"(&#64;(?:-|&#95;)*)([A-Za-z0-9])")
 
 
 def inert(text: str, *, in_html: bool = False) -> str:
@@ -124,7 +126,9 @@ def inert(text: str, *, in_html: bool = False) -> str:
 
     text = _MARKUP.sub(_reference, strip_controls(text))
     text = _LINE_START.sub(lambda m: m.group(1) + "".join(f"&#{ord(c)};" for c in m.group(2)), text)
-    return text if in_html else _AUTOLINK_START.sub(lambda m: f"*{m.group(0)}*", text)
+    if in_html:
+        return text
+    return _EMAIL_SPLIT.sub(r"\1*\2*", _AUTOLINK_START.sub(lambda m: f"*{m.group(0)}*", text))
 
 
 #: Method key -> what the page calls it.
