@@ -186,3 +186,27 @@ def test_an_index_build_leaves_the_lexicon_vectors_in_the_embedding_cache(tmp_pa
     cache = tmp_path / "embeddings"
     build_index(sample_paths(), tmp_path / "ix", embedder=Embedder(cache_dir=cache))
     assert list(cache.glob("lexicon-*.npy")) and list(cache.glob("lexicon-*.npy.sha256"))
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_vectors_of_the_wrong_width_or_not_finite_and_nested_json_are_a_damaged_index(six, tmp_path, embedder):
+    """The adversarial re-check: vectors.npy 2 numbers wide gave a raw matmul error at the first search, NaN
+    vectors searched silently, and passages.json nested 100,000 deep 'maximum recursion depth exceeded'. Each
+    is now 'damaged', naming the file."""
+
+    import numpy as np
+
+    from ddrsearch.errors import SearchIndexError
+
+    generation = build_index(six, tmp_path / "ix", embedder=embedder)
+    vectors = generation.folder / "vectors.npy"
+    good = np.load(vectors)
+    for bad in (np.ascontiguousarray(good[:, :2]), np.full_like(good, np.nan)):
+        np.save(vectors, bad)
+        with pytest.raises(SearchIndexError, match=r"is damaged \(vectors.npy: .*where the header says 384"):
+            open_index(tmp_path / "ix", embedder=embedder)
+    np.save(vectors, good)
+    (generation.folder / "passages.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(SearchIndexError, match=r"is damaged \(passages.json: "):
+        open_index(tmp_path / "ix", embedder=embedder)

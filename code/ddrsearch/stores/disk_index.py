@@ -559,13 +559,17 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
     bm25 = BM25Retriever(**opts["bm25"])
     try:
         bm25.restore(generation.bm25_dir, passages)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise damaged(Path(index_dir), generation.bm25_dir, exc) from None
     dense = DenseRetriever(embedder=embedder or Embedder(), **opts["dense"])
     dense.matrix = np.asfortranarray(generation.vectors())  # the in-memory layout (DenseRetriever): the same scores
     if not passages or len(passages) != len(dense.matrix):
         raise damaged(Path(index_dir), generation.folder / "passages.json",
                       f"{len(passages)} passages but {len(dense.matrix)} vectors")
+    dim = generation.header.get("dim")
+    if dense.matrix.shape[1] != dim or not np.isfinite(dense.matrix).all():
+        raise damaged(Path(index_dir), generation.vectors_path,
+                      f"vectors of {dense.matrix.shape[1]} numbers where the header says {dim}, or not all finite")
     cls = METHODS[METHOD]  # the pipeline's class today; the header's settings are its constructor options
     if cls.__name__ != opts.get("class", cls.__name__):
         raise StaleIndexError(f"The index {index_dir} holds a {opts['class']} pipeline, the default is now "

@@ -111,7 +111,7 @@ class Generation:
             return read_passages(path)
         except SearchIndexError:
             raise
-        except (OSError, ValueError, TypeError, AttributeError) as exc:
+        except (OSError, ValueError, TypeError, AttributeError, RecursionError) as exc:  # nested JSON too
             raise damaged(self.folder.parent, path, exc) from None
 
     def json_file(self, name: str):
@@ -280,7 +280,7 @@ def current_generation(index_dir: str | os.PathLike) -> Generation | None:
     folder = index_dir / name
     try:
         header = json.loads(read_regular(folder / "header.json", _HEADER_MAX_BYTES).decode("utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # a header nested 100,000 deep is damaged too
         raise SearchIndexError(f"The index {index_dir} is damaged ({exc}); rebuild it with: ddrsearch index build") from None
     if not isinstance(header, dict) or not isinstance(header.get("settings"), dict) \
             or not isinstance(header.get("reports"), list) \
