@@ -180,6 +180,12 @@ def _streams_of(doc, xref: int, key: str) -> list[int]:
     return []
 
 
+def _type3_glyphs(doc, font: int) -> list[tuple[int, dict[str, int]]]:
+    """A Type3 font's glyph procedures, each with the XObject names it resolves in (the font's resources)."""
+    scope = _named_refs(_key(doc, font, "Resources/XObject")[1])
+    return [(g, scope) for g in _named_refs(_key(doc, font, "CharProcs")[1]).values() if doc.xref_is_stream(g)]
+
+
 class _Drawn:
     """Counts the bytes one page draws (see :func:`_check_page`), each stream decoded once."""
 
@@ -202,11 +208,15 @@ class _Drawn:
                 return None
             self.names[xref] = _named_refs(value)
             for child in self.names[xref].values():
-                if child not in self.kinds:
-                    self.kinds[child] = self.doc.xref_get_key(child, "Subtype")[1]
-                    if self.kinds[child] == "/Form":
-                        self.forms.append(child)
+                self.learn(child)
         return self.names[xref]
+
+    def learn(self, xref: int, kind: str | None = None) -> None:
+        """Note the kind of XObject ``xref`` (its ``/Subtype`` unless given), a form among the page's forms."""
+        if xref not in self.kinds:
+            self.kinds[xref] = kind or self.doc.xref_get_key(xref, "Subtype")[1]
+            if self.kinds[xref] == "/Form":
+                self.forms.append(xref)
 
     def other_streams(self, page) -> list[tuple[int, dict[str, int]]]:
         """Streams a page draws besides its contents, each with the names it resolves in: every annotation
@@ -221,16 +231,11 @@ class _Drawn:
             out += [(x, {}) for x in _streams_of(doc, page.xref, f"Resources/ExtGState/{name}/SMask/G")]
         for font in page.get_fonts():
             if font[2] == "Type3":
-                scope = _named_refs(_key(doc, font[0], "Resources/XObject")[1])
-                for x in _named_refs(_key(doc, font[0], "CharProcs")[1]).values():
-                    out.append((x, scope))
+                out += _type3_glyphs(doc, font[0])
         for x, scope in out:  # the forms these streams draw are forms of the page too
             self.own_names(x)
             for child in scope.values():
-                if child not in self.kinds:
-                    self.kinds[child] = doc.xref_get_key(child, "Subtype")[1]
-                    if self.kinds[child] == "/Form":
-                        self.forms.append(child)
+                self.learn(child)
         return out
 
     def size(self, xref: int, room: int) -> int:
@@ -292,12 +297,9 @@ def _check_every_form(doc, counter: _Drawn, path: Path, limit: int) -> None:
         if doc.xref_is_stream(x) and _FORM_LIKE.search(text):
             forms.append(x)
         elif "/CharProcs" in text:  # a Type3 font: its glyph procedures draw with the font's resources
-            scope = _named_refs(_key(doc, x, "Resources/XObject")[1])
-            glyphs += [(g, scope) for g in _named_refs(_key(doc, x, "CharProcs")[1]).values() if doc.xref_is_stream(g)]
+            glyphs += _type3_glyphs(doc, x)
     for x in forms:  # every form of the file is a candidate for an unresolved name
-        if x not in counter.kinds:
-            counter.kinds[x] = "/Form"
-            counter.forms.append(x)
+        counter.learn(x, "/Form")
     for x, scope in [(x, counter.own_names(x) or {}) for x in forms] + glyphs:
         drawn = counter.form(x, scope, limit, 0)
         if drawn > limit:
