@@ -18,6 +18,9 @@ TORCH_VERSION ?= 2.13.0
 TORCH_INDEX ?=
 # Archive multiples of the PostgreSQL benchmark (make bench PG_SCALES=1,10,100 to leave out 1000x)
 PG_SCALES ?= 1,10,100,1000
+# matplotlib's font list and config in the project's own cache, so a font cache another program
+# wrote into ~/.cache/matplotlib (e.g. listing only the system's fonts) cannot change a chapter's figures
+export MPLCONFIGDIR ?= $(abspath .cache/matplotlib)
 
 .PHONY: book test test-fast lint setup data preview bench clean
 
