@@ -112,3 +112,57 @@ def test_invisible_characters_are_removed_from_model_text():
     from ddrsearch.answers.generation import strip_controls
 
     assert strip_controls("blew\u200b out\u200e [D011\U000e0041-r06]\ufeff") == "blew out [D011-r06]"
+
+
+def test_a_cited_sentence_with_a_number_its_row_does_not_hold_is_flagged_beside_its_score():
+    """Before: 'During the slide the assembly lost tool face and became stuck at 9,000' [D038-r08].' held most of the
+    row's words (overlap over 0.5) and passed, though the row says 6,507'. After: the number is flagged (NUMBER NOT
+    IN ITS ROWS: 9000) beside the score and the check is not ok; the sentence with the row's depth passes."""
+    wrong = "During the slide the assembly lost tool face and became stuck at 9,000' [D038-r08]."
+    check = check_citations(wrong, ["D038-r08"], EVIDENCE)
+    assert check.scores[0][2] >= MIN_OVERLAP and not check.weak and not check.negated  # the words alone pass
+    assert not check.ok and check.numbers == [(wrong, ["D038-r08"], check.scores[0][2], ["9000"])]
+    lines = check.report().splitlines()
+    assert lines[0] == f"NUMBER NOT IN ITS ROWS with D038-r08 (the rows do not hold 9000): {wrong}"
+    assert lines[1] == f"overlap {check.scores[0][2]:.2f} with D038-r08 (NUMBER NOT IN ITS ROWS: 9000): {wrong}"
+    assert check_citations(wrong.replace("9,000", "6,507"), ["D038-r08"], EVIDENCE).ok
+
+
+def test_numbers_are_compared_by_value_and_dates_and_times_by_their_parts():
+    from ddrsearch.answers.generation import numbers_missing
+
+    row = EVIDENCE["D038-r08"]  # "2020-11-25 23:30-04:00 (report dated 2020-11-26): ... stuck at 6,507'. ..."
+    assert numbers_missing("Stuck at 6507 ft [D038-r08].", row) == []  # thousands separator dropped
+    assert numbers_missing("Stuck on 11/25/2020 at 23:30 [D038-r08].", row) == []  # a date's and a time's parts
+    assert numbers_missing("Stuck on 25 November 2020 [D038-r08].", row) == []
+    assert numbers_missing("Report 38 says so [D038-r08].", row, ["D038-r08"]) == []  # the cited id's numbers
+    assert numbers_missing("Report 39 says so [D038-r08].", row, ["D038-r08"]) == ["39"]
+    assert numbers_missing("Pumped 0.50 bbl [X].", "pumped 0.5 bbl") == []  # one value, two spellings
+    assert numbers_missing("Stuck at 11:30 pm and 1,983 m [D038-r08].", row) == ["11:30", "1983"]  # not converted
+    assert numbers_missing("Stuck twice [D038-r08].", row) == []  # a number in words is not read
+
+
+def test_without_the_rows_text_no_number_is_checked():
+    check = check_citations("Stuck at 9,000 ft [D038-r08].", ["D038-r08"])
+    assert check.ok and check.numbers == []
+
+
+@pytest.mark.data
+def test_no_operation_row_of_the_archive_lacks_its_own_numbers(archive):
+    """Every row of the 76 reports, cited as its own sentence and on its day as chapter 10 writes it ('on 25
+    November 2020'), holds each of its numbers: the number check flags nothing the row itself says."""
+    from ddrsearch.answers.generation import numbers_missing
+    from ddrsearch.reading.layout import row_start
+    from ddrsearch.reading.names import row_id
+
+    checked = 0
+    for report in archive:
+        for row in report.operations:
+            rid = row_id(report, row)
+            line = evidence_lines([SimpleNamespace(row_id=rid, date=report.report_date, start=row.start,
+                                                   end=row.end, text=row.operations)])[rid]
+            day = row_start(report.report_date, row.start).date()
+            sentence = f"On {day:%d %B %Y} from {row.start}: {row.operations} [{rid}]."
+            assert numbers_missing(sentence, line, [rid]) == [], (rid, sentence)
+            checked += 1
+    assert checked == sum(len(r.operations) for r in archive) > 600

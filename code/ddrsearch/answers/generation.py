@@ -9,8 +9,9 @@ the prompt, so an unsupported sentence is never shown as supported
 (chapters/10-traceable-answers.ipynb). Given the rows' text
 (:func:`evidence_lines`), it also scores how well the cited rows support each
 cited sentence (:func:`overlap`: the share of the sentence's words they hold)
-and flags a sentence under :data:`MIN_OVERLAP`, so a claim citing a row that
-does not say it is visible.
+and flags a sentence under :data:`MIN_OVERLAP`, one whose rows say a term the
+other way (:func:`negation_differs`) and one holding a number its rows do not
+(:func:`numbers_missing`), so a claim citing a row that does not say it is visible.
 
 Configuration (environment variables):
 
@@ -55,6 +56,7 @@ __all__ = [
     "evidence_lines",
     "llm_config",
     "negation_differs",
+    "numbers_missing",
     "overlap",
     "split_sentences",
     "strip_controls",
@@ -222,6 +224,61 @@ def negation_differs(sentence: str, evidence: str) -> list[str]:
     s_neg, s_aff = _negated_terms(sentence)
     e_neg, e_aff = _negated_terms(evidence)
     return sorted(((s_neg - s_aff) & (e_aff - e_neg)) | ((e_neg - e_aff) & (s_aff - s_neg)))
+
+
+_DIGIT_RUN = re.compile(r"\d+(?:\.\d+)?")
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+def _number_values(text: str) -> dict[float | tuple[int, int], str]:
+    """Each number of ``text`` as a value, with the term it was read from: a clock time as (hour, minute)
+    (``04:00`` and ``4:00`` are one), any other term by its digit runs (``9,000`` -> 9000; ``11/25/2020`` ->
+    11, 25, 2020; ``4th`` -> 4)."""
+    from ddrsearch.text.tokenizer import tokenize
+
+    values: dict[float | tuple[int, int], str] = {}
+    for term in tokenize(CITATION_RE.sub(" ", text), expand=False, stem=False):
+        clock = _CLOCK.fullmatch(term)
+        if clock:
+            values.setdefault((int(clock[1]), int(clock[2])), term)
+            continue
+        for run in _DIGIT_RUN.findall(term):
+            values.setdefault(float(run), term)
+    return values
+
+
+def numbers_missing(sentence: str, evidence: str, cited: Sequence[str] = ()) -> list[str]:
+    """The numbers of ``sentence`` that ``evidence`` does not hold, as the sentence's terms print them, in order.
+
+    Numbers are compared by value, digit run by digit run, after the tokenizer
+    has removed thousands separators: ``9,000`` and ``9000`` are one number,
+    ``0.50`` and ``0.5`` too; a clock time as hour and minute (``4:00`` is
+    held by ``04:00``); a date counts as its parts (``11/25/2020`` is held by
+    a row dated ``2020-11-25``), an ordinal as its digits (``4th``). The cited row ids' report and row numbers (38 and 8 of
+    ``D038-r08``) count as held. Values written another way (in words, in
+    metres for feet, on a 12-hour clock) are not converted: they are listed,
+    for the reader to check against the row.
+
+    Args:
+        sentence: a cited sentence of the answer.
+        evidence: its cited rows' text, joined (:func:`evidence_lines`).
+        cited: the ids the sentence cites.
+
+    Returns:
+        The sentence's terms holding a value ``evidence`` lacks, each once (``["9000"]``).
+
+    >>> numbers_missing("Stuck at 9,000 ft on 2020-11-25 [D038-r08].",
+    ...                 "2020-11-25 23:30-04:00 (report dated 2020-11-26): became stuck at 6,507'", ["D038-r08"])
+    ['9000']
+    """
+    held = set(_number_values(evidence))
+    for row in cited:
+        held.update(float(run) for run in _DIGIT_RUN.findall(row))
+    missing: list[str] = []
+    for value, term in _number_values(sentence).items():
+        if value not in held and term not in missing:
+            missing.append(term)
+    return missing
 
 
 #: The most bytes of an endpoint's reply read (a reply of a few cited sentences is a few kilobytes).
@@ -403,6 +460,8 @@ class CitationCheck:
         weak: the ``scores`` under :data:`MIN_OVERLAP`.
         negated: ``(sentence, cited ids, overlap, terms)`` for each cited sentence whose rows say a term it
             holds the other way (:func:`negation_differs`: "did not fail" against a row saying it failed).
+        numbers: ``(sentence, cited ids, overlap, terms)`` for each cited sentence holding a number its rows
+            do not (:func:`numbers_missing`: "stuck at 9,000 ft" against a row saying 6,507').
     """
 
     sentences: list[tuple[str, list[str]]] = field(default_factory=list)
@@ -411,11 +470,14 @@ class CitationCheck:
     scores: list[tuple[str, list[str], float]] = field(default_factory=list)
     weak: list[tuple[str, list[str], float]] = field(default_factory=list)
     negated: list[tuple[str, list[str], float, list[str]]] = field(default_factory=list)
+    numbers: list[tuple[str, list[str], float, list[str]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True when every sentence cites, every citation was in the prompt and no cited sentence's rows hold too few of its words."""
-        return bool(self.sentences) and not self.uncited and not self.unknown and not self.weak and not self.negated
+        """True when every sentence cites, every citation was in the prompt and every cited sentence's rows hold
+        enough of its words, negate none of them the other way and hold each of its numbers."""
+        return (bool(self.sentences) and not self.uncited and not self.unknown and not self.weak
+                and not self.negated and not self.numbers)
 
     def report(self) -> str:
         """One line per flag (or one line saying all is supported), then each cited sentence's overlap with its rows.
@@ -424,8 +486,10 @@ class CitationCheck:
         sentence under :data:`MIN_OVERLAP` reads ``LOW OVERLAP 0.20 with ...`` among the flags.
         """
         differs = {s: terms for s, _, _, terms in self.negated}
+        numbers = {s: terms for s, _, _, terms in self.numbers}
         scored = [f"overlap {x:.2f} with {', '.join(ids)}"
-                  + (f" (NEGATION DIFFERS: {', '.join(differs[s])})" if s in differs else "") + f": {s}"
+                  + (f" (NEGATION DIFFERS: {', '.join(differs[s])})" if s in differs else "")
+                  + (f" (NUMBER NOT IN ITS ROWS: {', '.join(numbers[s])})" if s in numbers else "") + f": {s}"
                   for s, ids, x in self.scores if x >= MIN_OVERLAP]
         if self.ok:
             head = f"All {len(self.sentences)} sentence(s) cite rows that were in the prompt."
@@ -439,6 +503,8 @@ class CitationCheck:
                   for s, ids, x in self.weak]
         lines += [f"NEGATION DIFFERS with {', '.join(ids)} (one negates what the other says: {', '.join(t)}): {s}"
                   for s, ids, _, t in self.negated]
+        lines += [f"NUMBER NOT IN ITS ROWS with {', '.join(ids)} (the rows do not hold {', '.join(t)}): {s}"
+                  for s, ids, _, t in self.numbers]
         if not self.sentences:
             lines.append("The answer is empty.")
         return "\n".join(lines + scored)
@@ -452,7 +518,9 @@ def check_citations(answer: str, allowed: Sequence[str], evidence: Mapping[str, 
         allowed: the row ids listed in the prompt.
         evidence: each row's text as the prompt gave it (:func:`evidence_lines`);
             given, every cited sentence is scored (:func:`overlap`) and one
-            under :data:`MIN_OVERLAP` is flagged.
+            under :data:`MIN_OVERLAP` is flagged, as is one whose rows negate
+            a term the other way (:func:`negation_differs`) or lack one of its
+            numbers (:func:`numbers_missing`).
 
     Returns:
         A :class:`CitationCheck` over :func:`split_sentences` of the answer
@@ -479,4 +547,7 @@ def check_citations(answer: str, allowed: Sequence[str], evidence: Mapping[str, 
             differs = negation_differs(sentence, " ".join(rows)) if rows else []
             if differs:
                 check.negated.append((*score, differs))
+            missing = numbers_missing(sentence, " ".join(rows), score[1]) if rows else []
+            if missing:
+                check.numbers.append((*score, missing))
     return check
