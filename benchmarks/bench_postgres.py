@@ -48,8 +48,9 @@ from ddrsearch.retrieval.vectorindex import recall_with_ties
 
 MEMORY_BUDGET_GB = 24
 #: Room asked of the server's disk per passage before a scale is run, when no smaller scale has been
-#: measured yet: tables, postings, indexes, HNSW and write-ahead log, measured at 100x (about 26 kB).
-DISK_PER_PASSAGE = 26_000
+#: measured yet: tables, postings, indexes and HNSW measured at 100x (about 4 kB), with room for the
+#: write-ahead log and for postings that compress less than the copies' (12 bytes a posting uncompressed).
+DISK_PER_PASSAGE = 6_000
 #: Margin on the disk a scale needs, from the per-passage size measured at the largest scale run so far.
 DISK_MARGIN = 2.0
 

@@ -5,8 +5,8 @@ in a temporary folder and removes it at the end; every test here is skipped,
 with one line, when pgserver cannot start on the platform.
 
 Parity: the dense leg with exact search gives the in-memory dense
-retriever's top 10 for every archive question; the BM25 leg (BM25 written in
-SQL) and the hybrid (convex and RRF) give the in-memory top 10 on the
+retriever's top 10 for every archive question; the BM25 leg (BM25 from the
+postings table) and the hybrid (convex and RRF) give the in-memory top 10 on the
 development questions; ts_rank_cd retrieves the same reports as BM25, in
 another order (it has no IDF). Bad input: an unreachable server, a database
 without pgvector, tables of an older schema, searches during an add (two
@@ -134,7 +134,7 @@ def test_dense_exact_top10_is_the_in_memory_top10(unit, pg_url, archive, chunks,
 
 @pytest.mark.data
 @pytest.mark.model
-def test_bm25_in_sql_matches_bm25s_on_dev_questions(pg_url, pg_hybrid, chunks, embedder, questions):
+def test_bm25_from_the_postings_matches_bm25s_on_dev_questions(pg_url, pg_hybrid, chunks, embedder, questions):
     from ddrsearch.retrieval.lexical import BM25Retriever
 
     pg = PostgresRetriever("bm25", collection="archive", url=pg_url, expand=True, embedder=embedder)

@@ -19,17 +19,19 @@ PostgreSQL tables, so the archive can grow past what fits in memory.
   would cut the clock time ``13:30`` into ``13`` and ``30``), so the
   package's tokenisation decisions carry over as they are. BM25 (the Lucene
   form bm25s uses, :class:`~ddrsearch.retrieval.lexical.BM25Retriever`) is
-  computed from a postings table (term, passage, report, tf, passage length)
-  with a b-tree index on (term, passage), so a query reads only the postings
-  of its own terms (an inverted index; Manning, Raghavan and Schütze,
-  *Introduction to Information Retrieval*, 2008, ch. 1-2), and a table of
-  document frequencies, both kept in step with the passages. A top-``n``
-  query scores only the passages holding the query's rarer terms when the
-  other terms' bounds prove that no other passage can reach the ``n``-th
-  score (MaxScore; :meth:`PostgresRetriever._bm25_top`), so its ranking is
-  the full query's. The term frequency is the
-  exact count of the token in the passage (as in memory; a ``tsvector``
-  keeps at most 256 positions of a lexeme). With ``lexical="ts_rank_cd"``,
+  computed from a postings table and a table of document frequencies, both
+  kept in step with the passages. The postings are an inverted index
+  (Manning, Raghavan and Schütze, *Introduction to Information Retrieval*,
+  2008, ch. 1-2, 5) in blocks: a row holds up to :data:`POSTINGS_BLOCK`
+  postings of one term as three arrays (the passages' positions, the term's
+  exact count in each, each passage's length; unsigned 32-bit), one block
+  per term and write, found through a b-tree index on (term, base). A query
+  reads only its own terms' rows, one round trip, and the client adds up the
+  scores with NumPy, each passage's terms in term order
+  (:meth:`PostgresRetriever._bm25_scores`); the winners' ids come from an
+  index on the position. The term frequency is the exact count of the token
+  in the passage (as in memory; a ``tsvector`` keeps at most 256 positions of
+  a lexeme). With ``lexical="ts_rank_cd"``,
   a GIN index on the ``tsvector`` finds the passages holding a query term
   (``tsv @@ tsquery``) and PostgreSQL's cover density ranking orders them
   (Clarke, Cormack and Tudhope, "Relevance ranking for one to three term
@@ -69,8 +71,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import re
 import warnings
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 
@@ -102,6 +106,8 @@ from ddrsearch.text.tokenizer import make_tokenizer
 __all__ = [
     "DATABASE_URL_ENV",
     "DATA_DIR_ENV",
+    "MAX_PASSAGE_TOKENS",
+    "POSTINGS_BLOCK",
     "SCHEMA_VERSION",
     "ConnectionLostError",
     "EmbeddedServer",
@@ -121,8 +127,14 @@ __all__ = [
 ]
 
 #: Version of the table layout; tables written by another version are refused
-#: (2: the postings table of BM25; 3: its index on (term, passage_id)).
-SCHEMA_VERSION = 3
+#: (2: the postings table of BM25; 3: its index on (term, passage_id); 4: postings in blocks of arrays).
+SCHEMA_VERSION = 4
+#: Most postings in one row of the postings table (a block): 64 Ki, 256 KiB per array.
+POSTINGS_BLOCK = 65_536
+#: Largest token count of a passage (and so of a term in it): the postings store them as unsigned 32-bit.
+MAX_PASSAGE_TOKENS = 2**32 - 1
+#: Byte layout of the postings' arrays: unsigned 32-bit little-endian.
+_U32 = np.dtype("<u4")
 #: Length of the embedding vectors (all-MiniLM-L6-v2).
 EMBEDDING_DIM = 384
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -175,14 +187,14 @@ def _schema_sql(t: dict[str, str]) -> list[str]:
         # not UNIQUE: a sharded (Citus) table allows unique keys only with the distribution column (well);
         # add() checks that passage ids are new, under the stats row lock
         f"CREATE INDEX ON {t['passages']} (passage_id)",
+        # a passage's position (its order of indexing) to its id and report: the lexical leg's winners
+        f"CREATE INDEX ON {t['passages']} (pos) INCLUDE (passage_id, report)",
         f"CREATE TABLE {t['terms']} (term text PRIMARY KEY, df bigint NOT NULL)",
-        # one row per (term, passage): what BM25 needs of a passage, so a query reads only its terms' rows;
-        # the index carries the other columns, so that an index-only scan answers
-        f"CREATE TABLE {t['postings']} (term text NOT NULL, passage_id text NOT NULL, report text NOT NULL, "
-        f"tf int NOT NULL, dl int NOT NULL)",
-        # (term, passage_id): a term's postings are one range of it, and one passage's posting of a term one
-        # probe of it (the candidates' scores); INCLUDE the rest, so that an index-only scan answers
-        f"CREATE INDEX ON {t['postings']} (term, passage_id) INCLUDE (report, tf, dl)",
+        # a term's postings in blocks of at most POSTINGS_BLOCK, each three arrays (positions from base, term
+        # counts, passage lengths); one write adds a block per term it holds; found by the index on the term
+        f"CREATE TABLE {t['postings']} (term text NOT NULL, base bigint NOT NULL, n int NOT NULL, "
+        f"pos bytea NOT NULL, tf bytea NOT NULL, dl bytea NOT NULL)",
+        f"CREATE INDEX ON {t['postings']} (term, base)",
         f"CREATE TABLE {t['stats']} (one bool PRIMARY KEY DEFAULT true CHECK (one), n bigint NOT NULL, "
         f"total_tokens bigint NOT NULL)",
         f"INSERT INTO {t['stats']} VALUES (true, 0, 0)",
@@ -227,6 +239,37 @@ def _open_collection(conn, collection: str, url: str, *, create: bool) -> dict[s
     return t
 
 
+def _postings_blocks(start: int, tokens: Sequence[Sequence[str]]):
+    """The postings rows of passages at positions ``start``, ``start + 1``, ... holding ``tokens``.
+
+    Yields ``(term, base, n, pos, tf, dl)``: ``n`` postings of ``term`` (at most
+    :data:`POSTINGS_BLOCK`), ``pos`` the passages' positions minus ``base`` (the
+    first one's), ``tf`` the term's count in each, ``dl`` each passage's length in
+    tokens, three arrays of unsigned 32-bit little-endian integers in position order.
+    """
+    buffers: dict[str, tuple[array, array, array]] = {}
+
+    def block(term: str):
+        pos, tf, dl = buffers.pop(term)
+        at = np.frombuffer(pos, dtype=np.int64)
+        return (term, int(at[0]), len(at), (at - at[0]).astype(_U32).tobytes(),
+                np.frombuffer(tf, dtype=np.int64).astype(_U32).tobytes(),
+                np.frombuffer(dl, dtype=np.int64).astype(_U32).tobytes())
+
+    for i, ts in enumerate(tokens):
+        for term, tf in Counter(ts).items():
+            buf = buffers.get(term)
+            if buf is None:
+                buf = buffers[term] = (array("q"), array("q"), array("q"))
+            buf[0].append(start + i)
+            buf[1].append(tf)
+            buf[2].append(len(ts))
+            if len(buf[0]) == POSTINGS_BLOCK:
+                yield block(term)
+    for term in sorted(buffers):
+        yield block(term)
+
+
 def drop_collection(collection: str, url: str | None = None) -> None:
     """Drop a collection's tables and its schema entry (whatever version wrote them)."""
     t = _tables(collection)
@@ -242,35 +285,15 @@ def drop_collection(collection: str, url: str | None = None) -> None:
 
 # --- the retriever --------------------------------------------------------------------------
 
-# The collection's size and mean length are scalar subqueries (one value each, computed once), not a
-# joined row: the planner then estimates the join of the query's terms with their postings from the
-# postings' statistics, and reads them through the index on the term. Each passage's terms are summed in
-# term order, so that its score does not depend on the plan (a float sum depends on its order).
-_BM25_SQL = """
-WITH q AS (SELECT t.term, ln(1 + ((SELECT n::float8 FROM {stats}) - t.df + 0.5) / (t.df + 0.5)) AS idf,
-                  count(*) AS mult
-           FROM unnest(%(terms)s::text[]) AS u(term) JOIN {terms} t USING (term)
-           GROUP BY t.term, t.df)
-SELECT o.passage_id, o.report,
-       sum(q.mult * q.idf * o.tf / (o.tf + %(k1)s * (1 - %(b)s + %(b)s * o.dl
-           / (SELECT total_tokens::float8 / greatest(n, 1) FROM {stats}))) ORDER BY o.term) AS score
-FROM q JOIN {postings} o ON o.term = q.term
-WHERE true {only}
-GROUP BY o.passage_id, o.report
-ORDER BY score DESC, o.report, o.passage_id LIMIT %(n)s"""
+# The postings of a query's terms, with each term's document frequency and the collection's size and
+# total length (one snapshot, one round trip); found through the index on (term, base).
+_POSTINGS_SQL = """
+SELECT o.term, t.df, o.base, o.n, o.pos, o.tf, o.dl, s.n, s.total_tokens
+FROM {postings} o JOIN {terms} t USING (term) CROSS JOIN {stats} s
+WHERE o.term = ANY(%(terms)s::text[])"""
 
-# Each query term's bound on what it adds to a passage's BM25 score: its multiplicity times its IDF (the
-# term-frequency factor tf / (tf + k1 (1 - b + b dl / avgdl)) is below 1), with the IDF as _BM25_SQL has it.
-_BOUNDS_SQL = """
-SELECT t.term, count(*) * ln(1 + ((SELECT n::float8 FROM {stats}) - t.df + 0.5) / (t.df + 0.5)) AS bound, t.df
-FROM unnest(%(terms)s::text[]) AS u(term) JOIN {terms} t USING (term) GROUP BY t.term, t.df ORDER BY t.term"""
-
-#: Candidates of the top passages: those holding one of these terms (the rarest of the query's).
-_HOLDING = "AND o.passage_id IN (SELECT passage_id FROM {postings} WHERE term = ANY(%(essential)s))"
-#: Relative margin on the bound test of :meth:`PostgresRetriever._bm25_top` (the sums are floating point).
-_BOUND_MARGIN = 1e-9
-#: PostgreSQL's memory for each sort and hash of a search's queries (``work_mem``, set per transaction).
-WORK_MEM = "64MB"
+_BY_POS_SQL = "SELECT pos, passage_id, report FROM {passages} WHERE pos = ANY(%(pos)s::bigint[])"
+_BY_ID_SQL = "SELECT pos, passage_id, report FROM {passages} WHERE passage_id = ANY(%(ids)s::text[])"
 
 _TS_RANK_SQL = """
 SELECT passage_id, report, ts_rank_cd(tsv, %(tsq)s::tsquery)::float8 AS score FROM {passages}
@@ -452,6 +475,9 @@ class PostgresRetriever(Retriever):
     def _write(self, passages: list[Passage], *, replace: bool) -> None:
         t = self.tables
         tokens = [self.tokenize(p.indexed_text) for p in passages]
+        if long := next((p for p, ts in zip(passages, tokens) if len(ts) > MAX_PASSAGE_TOKENS), None):
+            raise ValueError(f"Passage {long.passage_id!r} has more than MAX_PASSAGE_TOKENS = {MAX_PASSAGE_TOKENS:,} "
+                             "tokens; split it into shorter passages.")
         with warnings.catch_warnings():  # encode() may import transformers, whose tqdm.auto warns in Jupyter
             warnings.filterwarnings("ignore", message=".*IProgress not found.*")
             vectors = np.asarray(self.embedder.encode([p.indexed_text for p in passages]), dtype=np.float32)
@@ -481,10 +507,9 @@ class PostgresRetriever(Retriever):
                     copy.write_row((start + i, p.passage_id, well_of(p.report), p.report, p.text, p.context, p.page,
                                     p.row, p.start, p.end, p.kind, span[0], span[1], len(ts),
                                     tsvector_literal(ts), vec))
-            with conn.cursor().copy(f"COPY {t['postings']} (term, passage_id, report, tf, dl) FROM STDIN") as copy:
-                for p, ts in zip(passages, tokens):
-                    for term, tf in Counter(ts).items():
-                        copy.write_row((term, p.passage_id, p.report, tf, len(ts)))
+            with conn.cursor().copy(f"COPY {t['postings']} (term, base, n, pos, tf, dl) FROM STDIN") as copy:
+                for row in _postings_blocks(start, tokens):
+                    copy.write_row(row)
             if rebuild:
                 conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
                 for definition in rebuild:
@@ -498,10 +523,9 @@ class PostgresRetriever(Retriever):
         conn.execute(f"ANALYZE {t['passages']}")
         conn.execute(f"ANALYZE {t['terms']}")
         conn.execute(f"ANALYZE {t['stats']}")
+        conn.execute(f"ANALYZE {t['postings']}")
         if conn.autocommit and conn.info.transaction_status.name == "IDLE":  # not inside a caller's transaction
-            conn.execute(f"VACUUM (ANALYZE) {t['postings']}")  # the visibility map, for index-only scans
-        else:
-            conn.execute(f"ANALYZE {t['postings']}")
+            conn.execute(f"VACUUM {t['passages']}")  # the visibility map: positions to ids by an index-only scan
 
     def _drop_secondary_indexes(self) -> list[str]:
         """Drop the collection's indexes other than its primary keys (inside the caller's transaction).
@@ -549,55 +573,72 @@ class PostgresRetriever(Retriever):
             raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
         return terms
 
-    def _lexical(self, terms: list[str], n: int | None, only=None) -> list[tuple[str, str, float]]:
-        """Lexical ``(passage id, report, score)``, best first; ``only``: score just these passage ids."""
-        # the postings of a query's terms are sorted by passage to sum each one's score: in memory, not in
-        # an external merge on disk (the default 4 MB held 65,000 postings of a 9-term question at 100x)
-        self.conn.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
-        if self.lexical == "bm25" and n is not None and only is None:
-            return self._bm25_top(terms, n)
-        column = "o.passage_id" if self.lexical == "bm25" else "passage_id"
-        sql = (_BM25_SQL if self.lexical == "bm25" else _TS_RANK_SQL).format(
-            only="" if only is None else f"AND {column} = ANY(%(only)s)", **self.tables)
-        return self.conn.execute(sql, {"terms": terms, "tsq": _tsquery_literal(terms), "k1": self.k1, "b": self.b,
-                                       "n": n, "only": only}).fetchall()
+    def _lexical(self, terms: list[str], n: int | None, only=None,
+                 scores: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[str, str, float]]:
+        """Lexical ``(passage id, report, score)``, best first; ``only``: score just these passage ids.
 
-    def _bm25_top(self, terms: list[str], n: int) -> list[tuple[str, str, float]]:
-        """BM25's top ``n`` passages, scoring only the passages that hold one of the query's rarer terms.
-
-        MaxScore (Turtle and Flood, "Query evaluation: strategies and optimizations", *Information
-        Processing & Management* 31(6), 1995): a query term adds at most its bound (multiplicity x IDF) to
-        a passage's score. The terms are taken rarest first (largest bound) until their postings could
-        hold ``n`` passages; the passages holding one of them are scored on every query term, and the
-        ``n``-th best score is a threshold. A passage holding none of them scores at most the sum of the
-        other terms' bounds, so when that sum is below the threshold the top ``n`` is exact (ties too: the
-        left-out passages score strictly less); else the fewest rarest terms whose left-out bounds fall
-        below the threshold are taken, and scored once more (their threshold is at least as high). The
-        scores are those of the full query (same SQL, terms summed in term order).
+        ``scores``: BM25's :meth:`_bm25_scores` of ``terms``, when already computed in this transaction.
         """
-        bounds = self.conn.execute(_BOUNDS_SQL.format(**self.tables), {"terms": terms}).fetchall()
-        order = sorted(bounds, key=lambda r: (-r[1], r[0]))  # rarest first; ties by term
-        rest = [0.0] * (len(order) + 1)  # rest[m]: the bounds of the terms after the first m
-        for m in range(len(order) - 1, -1, -1):
-            rest[m] = rest[m + 1] + order[m][1]
-        m, postings = 0, 0
-        while m < len(order) and postings < n:
-            postings += order[m][2]
-            m += 1
-        sql = _BM25_SQL.format(only=_HOLDING.format(**self.tables), **self.tables)
-        params = {"terms": terms, "k1": self.k1, "b": self.b, "n": n}
-        while m < len(order):
-            rows = self.conn.execute(sql, {**params, "essential": [r[0] for r in order[:m]]}).fetchall()
-            threshold = rows[-1][2] if len(rows) >= n else float("-inf")
-            if rest[m] * (1 + _BOUND_MARGIN) < threshold:
-                return rows
-            m += 1
-            while m < len(order) and not rest[m] * (1 + _BOUND_MARGIN) < threshold:
-                m += 1
-        return self.conn.execute(_BM25_SQL.format(only="", **self.tables), params).fetchall()
+        if self.lexical == "bm25":
+            score, held = self._bm25_scores(terms) if scores is None else scores
+            return self._bm25_rows(score, held, n, only)
+        sql = _TS_RANK_SQL.format(only="" if only is None else "AND passage_id = ANY(%(only)s)", **self.tables)
+        return self.conn.execute(sql, {"tsq": _tsquery_literal(terms), "n": n, "only": only}).fetchall()
+
+    def _bm25_scores(self, terms: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 score of every passage, by position, from the postings of ``terms``; and which hold a term.
+
+        The Lucene form as :class:`~ddrsearch.retrieval.lexical.BM25Retriever`:
+        ``sum over query terms (with multiplicity) of idf * tf / (tf + k1 (1 - b + b dl / avgdl))``, with
+        ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, in float64, each passage's terms added in term order
+        (so a score does not depend on the order the server returns the rows in). Reads only the
+        postings of ``terms``; the arrays are as long as the largest position among them plus one.
+
+        Returns:
+            ``(score, held)``: float64 and bool arrays indexed by passage position (``pos``).
+        """
+        mult = Counter(terms)
+        rows = self.conn.cursor(binary=True).execute(_POSTINGS_SQL.format(**self.tables),
+                                                     {"terms": sorted(mult)}).fetchall()
+        if not rows:
+            return np.zeros(0), np.zeros(0, dtype=bool)
+        rows.sort(key=lambda r: (r[0], r[2]))
+        n_passages, total = rows[0][7], rows[0][8]
+        avgdl = float(total) / max(n_passages, 1)
+        size = max(r[2] + int(np.frombuffer(r[4], dtype=_U32)[-1]) for r in rows) + 1
+        score, held = np.zeros(size), np.zeros(size, dtype=bool)
+        k1, b = float(self.k1), float(self.b)
+        for term, df, base, _, pos, tf, dl, _, _ in rows:
+            idf = math.log(1 + ((float(n_passages) - df) + 0.5) / (df + 0.5))
+            at = np.frombuffer(pos, dtype=_U32).astype(np.int64) + base
+            tf = np.frombuffer(tf, dtype=_U32).astype(np.float64)
+            dl = np.frombuffer(dl, dtype=_U32).astype(np.float64)
+            score[at] += mult[term] * idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))
+            held[at] = True
+        return score, held
+
+    def _bm25_rows(self, score: np.ndarray, held: np.ndarray, n: int | None,
+                   only=None) -> list[tuple[str, str, float]]:
+        """``(passage id, report, score)`` of the best ``n`` held passages (None: all), or of ``only``'s."""
+        t = self.tables
+        if only is not None:
+            got = self.conn.execute(_BY_ID_SQL.format(**t), {"ids": list(only)}).fetchall()
+            got = [r for r in got if r[0] < len(held) and held[r[0]]]
+        else:
+            at = np.flatnonzero(held)
+            if n is not None and len(at) > n:
+                values = score[at]
+                nth = np.partition(values, len(at) - n)[len(at) - n]
+                at = at[values >= nth]  # the best n and every passage tied with the n-th
+            got = self.conn.execute(_BY_POS_SQL.format(**t), {"pos": at.tolist()}).fetchall() if len(at) else []
+        rows = sorted(((pid, rep, float(score[pos])) for pos, pid, rep in got), key=lambda r: (-r[2], r[1], r[0]))
+        return rows if n is None else rows[:n]
 
     def lexical_plan(self, query: str, n: int = 10) -> str:
         """PostgreSQL's plan (``EXPLAIN``, not run) of the lexical leg's query for ``query``'s top ``n`` passages.
+
+        For BM25, the query that reads the postings of ``query``'s terms (the scores are summed in
+        :meth:`_bm25_scores`); for ``ts_rank_cd``, the ranking query.
 
         Returns:
             The plan, one line per node, as ``EXPLAIN`` prints it.
@@ -607,9 +648,9 @@ class PostgresRetriever(Retriever):
         """
         _check_query(query)
         terms = self._terms(query)
-        sql = (_BM25_SQL if self.lexical == "bm25" else _TS_RANK_SQL).format(only="", **self.tables)
-        rows = self.conn.execute("EXPLAIN " + sql, {"terms": terms, "tsq": _tsquery_literal(terms), "k1": self.k1,
-                                                    "b": self.b, "n": int(n)}).fetchall()
+        sql = (_POSTINGS_SQL if self.lexical == "bm25" else _TS_RANK_SQL).format(only="", **self.tables)
+        rows = self.conn.execute("EXPLAIN " + sql, {"terms": sorted(set(terms)), "tsq": _tsquery_literal(terms),
+                                                    "n": int(n)}).fetchall()
         return "\n".join(r[0] for r in rows)
 
     def _dense(self, vec: np.ndarray, n: int | None, only=None) -> list[tuple[str, str, float]]:
@@ -639,7 +680,8 @@ class PostgresRetriever(Retriever):
             return self._dense(self.embed_query(query) if vec is None else vec, n)
         terms = self._terms(query)
         vec = self.embed_query(query) if vec is None else vec
-        lex, den = self._lexical(terms, self.candidates), self._dense(vec, self.candidates)
+        scores = self._bm25_scores(terms) if self.lexical == "bm25" else None  # once: the top and the others
+        lex, den = self._lexical(terms, self.candidates, scores=scores), self._dense(vec, self.candidates)
         report = {pid: rep for pid, rep, _ in lex + den}
         if self.fusion == "rrf":
             fused = rrf_scores([[r[0] for r in lex], [r[0] for r in den]], k=self.rrf_k)
@@ -650,7 +692,7 @@ class PostgresRetriever(Retriever):
             union = list(dict.fromkeys(union))
             lex_all, den_all = self._leg_scores(lex, union), self._leg_scores(den, union)
             if missing := [pid for pid in union if pid not in lex_all]:
-                lex_all.update((r[0], r[2]) for r in self._lexical(terms, None, only=missing))
+                lex_all.update((r[0], r[2]) for r in self._lexical(terms, None, only=missing, scores=scores))
             if missing := [pid for pid in union if pid not in den_all]:
                 den_all.update((r[0], r[2]) for r in self._dense(vec, None, only=missing))
             lex_all = {pid: lex_all[pid] for pid in union if pid in lex_all}  # in the union's order, as before
