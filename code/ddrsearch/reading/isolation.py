@@ -57,9 +57,11 @@ from ddrsearch.errors import ReportError, ReportTooLargeError, SettingError
 
 __all__ = ["MAX_READ_MB", "POLL_SECONDS", "IsolatedReader", "isolation_on", "read_limits"]
 
-#: Default most resident memory, MB, of the process reading one file (``DDRSEARCH_MAX_READ_MB``): the
-#: interpreter, PyMuPDF and the reader (about 110 MB) and, when a page is OCR'd, the OCR engine and its
-#: image (about 500 MB with rapidocr), with room to spare for a report of many pages.
+#: Default most resident memory, MB, of the process reading one file (``DDRSEARCH_MAX_READ_MB``). The worker
+#: holds about 150 MB reading the FORGE reports (the interpreter, PyMuPDF and the reader) and about 930 MB
+#: OCR'ing a scanned one with rapidocr (its models and the page image): twice that leaves room for a report
+#: of many scanned pages. A limit on the address space (``RLIMIT_AS``) is not used: the OCR worker maps
+#: 2.2 GB for its 930 MB resident, and an allocation refused inside MuPDF reads as a damaged file.
 MAX_READ_MB = 2000
 
 #: Seconds between two looks at the worker's memory while it reads.
@@ -237,7 +239,7 @@ class IsolatedReader:
                     raise ReportTooLargeError(
                         f"{path}: reading took {rss:,.0f} MB of memory after {spent:.1f} s, over the "
                         f"{megabytes:,.0f} MB one file may use (a daily report needs under 200 MB, with OCR "
-                        "under 700 MB); the process reading it was stopped. Not read; if the file is a real "
+                        "under 1,000 MB); the process reading it was stopped. Not read; if the file is a real "
                         "report, raise the limit with DDRSEARCH_MAX_READ_MB=<megabytes>.",
                         path, "DDRSEARCH_MAX_READ_MB")
             try:
