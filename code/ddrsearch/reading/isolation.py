@@ -188,7 +188,8 @@ class IsolatedReader:
         self.process = None
         self.conn = None
         self.busy = False
-        #: Peak resident memory, MB, seen for each file read in the worker (path -> MB), for measurements.
+        #: Peak resident memory, MB, of the worker seen while it read each file (path -> MB; a refused file
+        #: too), for measurements.
         self.peak_mb: dict[Path, float] = {}
 
     def __enter__(self) -> IsolatedReader:
@@ -224,7 +225,7 @@ class IsolatedReader:
             while not self.conn.poll(POLL_SECONDS):
                 spent = time.monotonic() - start
                 rss = _rss_mb(self.process.pid)
-                peak = max(peak, rss or 0.0)
+                peak = self.peak_mb[path] = max(peak, rss or 0.0)
                 if self.process.poll() is not None and not self.conn.poll(0):
                     raise self._died(path)
                 if spent > seconds:
