@@ -140,7 +140,9 @@ def _serve(fd: int, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
     _die_with_parent(parent)
     conn = Connection(fd)
-    read, preload = pickle.loads(conn.recv_bytes())
+    read, preload, refuse = pickle.loads(conn.recv_bytes())
+    for name in refuse:  # "import name" raises ModuleNotFoundError
+        sys.modules[name] = None
     for name in preload:  # imported before the first file's clock starts
         __import__(name)
     conn.send(("ready", None))
@@ -178,13 +180,15 @@ class IsolatedReader:
         read: the reading function, ``read(path, **kwargs)``; a module-level function (it is pickled by
             name, so the worker imports its module).
         preload: modules the worker imports before its first file (their import is not charged to a file).
+        refuse: modules the worker must not import (optional plugins that ``read`` does not use and that
+            a preloaded module imports if it can): their import raises ``ModuleNotFoundError`` there.
 
     When :func:`isolation_on` is false, :meth:`read` calls ``read`` in this process.
     """
 
-    def __init__(self, read: Callable, *, preload: Sequence[str] = ()):
+    def __init__(self, read: Callable, *, preload: Sequence[str] = (), refuse: Sequence[str] = ()):
         self.read_function = read
-        self.preload = tuple(preload)
+        self.preload, self.refuse = tuple(preload), tuple(refuse)
         self.process = None
         self.conn = None
         self.busy = False
@@ -289,7 +293,7 @@ class IsolatedReader:
             theirs.close()
         self.conn = Connection(mine.detach())
         try:
-            self.conn.send_bytes(pickle.dumps((self.read_function, self.preload)))
+            self.conn.send_bytes(pickle.dumps((self.read_function, self.preload, self.refuse)))
             ready = self.conn.poll(START_SECONDS) and self.conn.recv()
         except (EOFError, OSError):
             ready = None
