@@ -134,3 +134,13 @@ def test_ctrl_c_during_a_read_leaves_no_worker_behind(hostile, archive_folder):
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
     assert err.count("Traceback") == 1  # the caller's; none from the worker
     assert not Path(f"/proc/{worker}").exists()
+
+
+def test_a_script_without_a_main_guard_can_read_a_folder(archive_folder, tmp_path):
+    """The worker does not re-run the caller's main script (multiprocessing's spawn would, and fail there)."""
+    script = tmp_path / "plain.py"
+    script.write_text("from ddrsearch.reading.report import read_each\n"
+                      f"print(len(read_each([{str(archive_folder / REPORT_38)!r}])[0]))\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(CODE)))
+    assert done.returncode == 0 and done.stdout.split() == ["1"], done.stderr[-500:]
