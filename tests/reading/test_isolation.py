@@ -84,6 +84,16 @@ def test_a_worker_that_dies_is_an_error_naming_the_file_and_the_signal(hostile, 
     assert reader.process is None
 
 
+def test_a_worker_killed_between_two_files_is_an_error_naming_the_next_file(tmp_path):
+    with IsolatedReader(_crash_on_hostile) as reader:
+        assert reader.read(tmp_path / "before.pdf") == "before.pdf"
+        reader.process.kill()
+        reader.process.wait()
+        with pytest.raises(ReportError, match=r"next\.pdf: the process reading it was killed by signal SIGKILL"):
+            reader.read(tmp_path / "next.pdf")  # the request fails to send, or its answer never comes
+        assert reader.read(tmp_path / "after.pdf") == "after.pdf"
+
+
 def test_an_error_in_the_worker_is_raised_as_the_same_class_with_the_same_message(tmp_path):
     bad = tmp_path / "error.pdf"
     bad.write_text("<html>404</html>", encoding="utf-8")

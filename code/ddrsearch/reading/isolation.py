@@ -222,7 +222,10 @@ class IsolatedReader:
         path = Path(path)
         self._start(path)
         env = {n: v for n, v in os.environ.items() if n.startswith("DDRSEARCH_")}
-        self.conn.send((path, kwargs, env))
+        try:
+            self.conn.send((path, kwargs, env))
+        except OSError:  # the worker ended since the last file (killed from outside)
+            raise self._died(path) from None
         self.busy = True
         start, peak = time.monotonic(), 0.0
         try:
