@@ -22,6 +22,12 @@ temporary folder and read in a fresh process (so its peak memory is its own):
   annotation's appearance, a soft mask, a Type3 glyph and a tiling pattern
   (:func:`ddrsearch.reading.synthetic.write_nested_forms`)
   -> ``read_report`` (the same limit: those streams are counted as the page's contents are);
+* a 20 KB PDF whose page shows a Type3 glyph that shows a second Type3 font of 100 glyphs, each drawing a
+  1.9 MB form (:func:`ddrsearch.reading.synthetic.write_type3_in_type3`): every stream is under the byte
+  limit counted once, but loading the second font runs all 100 glyph procedures inside one PyMuPDF call,
+  which the soft limits cannot stop -> ``read_report`` in this process (before), and ``read_each``, whose
+  worker process is held to ``DDRSEARCH_MAX_READ_MB`` and ``DDRSEARCH_MAX_READ_SECONDS``
+  (:mod:`ddrsearch.reading.isolation`; its peak memory is the worker's), at the defaults and at 2 s;
 * a 5,000-word question -> the default pipeline's search over the ten-report sample
   (``DDRSEARCH_MAX_QUESTION_WORDS``; needs the sample PDFs and the embedding model).
 
@@ -97,6 +103,10 @@ def _make(case: str, tmp: Path) -> Path:
         from ddrsearch.reading.synthetic import write_form_drawn
 
         write_form_drawn(path, words=20_000, times=500)
+    elif case.startswith("type3-fan"):
+        from ddrsearch.reading.synthetic import write_type3_in_type3
+
+        path = write_type3_in_type3(tmp / "type3-fan.pdf", 100, 1_900_000)
     elif case in NESTS:
         from ddrsearch.reading.synthetic import write_nested_forms
 
@@ -111,7 +121,7 @@ def _run(case: str, path: Path) -> dict:
     """In the child: the operation on the input, timed; what happened."""
     from ddrsearch.errors import DDRSearchError
 
-    setup = None
+    setup, worker_mb = None, None
     if case == "question":
         import warnings
 
@@ -134,7 +144,16 @@ def _run(case: str, path: Path) -> dict:
 
             load_questions(path, check_evidence=False)
             outcome = "read (no limit!)"
-        elif case in ("pages", "inflate", "inflate-2mb", "slow", "slow-2s", "form", *NESTS):
+        elif case.startswith("type3-fan-isolated"):
+            from ddrsearch.reading.report import batch_reader
+
+            with batch_reader() as reader:
+                try:
+                    reader.read(path)
+                    outcome = "read (no limit!)"
+                finally:
+                    worker_mb = reader.peak_mb.get(path)
+        elif case in ("pages", "inflate", "inflate-2mb", "slow", "slow-2s", "form", "type3-fan", *NESTS):
             from ddrsearch.reading.report import read_report
 
             read_report(path)
@@ -148,7 +167,8 @@ def _run(case: str, path: Path) -> dict:
         outcome = f"refused: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
     from _timing import peak_rss_mb
 
-    return {"seconds": time.perf_counter() - t, "outcome": outcome, "peak_mb": peak_rss_mb()}
+    seconds = time.perf_counter() - t
+    return {"seconds": seconds, "outcome": outcome, "peak_mb": worker_mb if worker_mb is not None else peak_rss_mb()}
 
 
 LIMITS = {
@@ -163,6 +183,9 @@ LIMITS = {
     "soft-mask": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
     "type3": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
     "tiling": "DDRSEARCH_MAX_PAGE_BYTES=2,000,000 (bytes drawn)",
+    "type3-fan": "DDRSEARCH_MAX_READ_SECONDS=60, checked between calls",
+    "type3-fan-isolated": "DDRSEARCH_MAX_READ_MB=2000, DDRSEARCH_MAX_READ_SECONDS=60 (worker)",
+    "type3-fan-isolated-2s": "DDRSEARCH_MAX_READ_SECONDS=2 (worker)",
     "question": "DDRSEARCH_MAX_QUESTION_WORDS=100",
 }
 NAMES = {"laughs": "billion-laughs YAML", "pages": "5,000-page PDF", "inflate": "inflating stream, 29 MB",
@@ -170,7 +193,9 @@ NAMES = {"laughs": "billion-laughs YAML", "pages": "5,000-page PDF", "inflate": 
          "slow": "50 pages x 1.9 MB", "slow-2s": "50 pages x 1.9 MB, 2 s",
          "form": "form XObject drawn 500x", "annotation": "annotation, forms 10^6x",
          "soft-mask": "soft mask, forms 10^6x", "type3": "Type3 glyph, forms 10^6x",
-         "tiling": "tiling pattern, forms 10^6x", "question": "5,000-word question"}
+         "tiling": "tiling pattern, forms 10^6x", "type3-fan": "Type3 in Type3, in-process",
+         "type3-fan-isolated": "Type3 in Type3, worker", "type3-fan-isolated-2s": "Type3 in Type3, worker, 2 s",
+         "question": "5,000-word question"}
 
 
 def main() -> int:
@@ -186,7 +211,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.only or LIMITS:
             path = _make(case, Path(tmp))
-            env = dict(os.environ, DDRSEARCH_MAX_READ_SECONDS="2") if case == "slow-2s" else None
+            env = dict(os.environ, DDRSEARCH_MAX_READ_SECONDS="2") if case.endswith("-2s") else None
             proc = subprocess.run([sys.executable, __file__, "--case", case, "--input", str(path)],
                                   capture_output=True, text=True, timeout=1800, env=env)
             try:

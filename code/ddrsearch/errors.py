@@ -71,7 +71,7 @@ class EncryptedPDFError(ReportError, PermissionError):
 
 
 class ReportTooLargeError(ReportError, ValueError):
-    """A PDF is over one of the reader's limits (pages, drawing instructions or text on a page).
+    """A PDF is over one of the reader's limits (pages, drawing instructions or text on a page, time or memory to read it).
 
     The message names the file, the limit and the ``DDRSEARCH_*`` setting that raises it.
 

@@ -54,3 +54,20 @@ def test_a_folder_where_every_file_is_refused_still_stops(tmp_path, capsys):
     (tmp_path / "error.pdf").write_text("<html>404</html>", encoding="utf-8")
     assert main(["search", "stuck pipe", "--dir", str(tmp_path), "--method", "bm25"]) == 1
     assert "error.pdf" in capsys.readouterr().err
+
+
+def test_search_dir_skips_a_file_over_the_hard_time_limit_and_searches_the_rest(tmp_path, archive_folder, capsys,
+                                                                              monkeypatch):
+    """A 20 KB file whose one text extraction runs for about 45 s (Type3 glyphs run inside one PyMuPDF call,
+    which the soft clock cannot stop): the reading process is stopped at the limit, one line names the file."""
+    from ddrsearch.reading.synthetic import write_type3_in_type3
+
+    monkeypatch.setenv("DDRSEARCH_MAX_READ_SECONDS", "2")
+    shutil.copy2(archive_folder / REPORT_38, tmp_path / REPORT_38)
+    write_type3_in_type3(tmp_path / "hostile.pdf", 100, 1_900_000)
+    assert main(["search", "stuck pipe", "--dir", str(tmp_path), "--method", "bm25", "-k", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "D038" in out and "1 report(s) from folder" in out
+    skipped = [line for line in err.splitlines() if "skipped, not searched" in line]
+    assert len(skipped) == 1 and skipped[0].startswith("warning: hostile.pdf skipped, not searched:")
+    assert "DDRSEARCH_MAX_READ_SECONDS" in skipped[0]

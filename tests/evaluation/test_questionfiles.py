@@ -288,13 +288,13 @@ def test_evidence_spanning_a_pdf_line_break_matches(tmp_path, archive_folder):
 @pytest.mark.data
 def test_each_referenced_report_is_read_once(tmp_path, archive_folder, monkeypatch):
     calls = Counter()
-    real = report_mod.read_report
+    real = report_mod.read_each
 
-    def counting(path):
-        calls[Path(path).name] += 1
-        return real(path)
+    def counting(paths):
+        calls.update(Path(p).name for p in paths)
+        return real(paths)
 
-    monkeypatch.setattr(questions_mod, "read_report", counting)
+    monkeypatch.setattr(questions_mod, "read_each", counting)
     monkeypatch.setattr(questions_mod, "_TEXT_CACHE", {})
     qs = [question("Q1"), question("Q2", evidence="Pipe free"), question("Q3", report=R[39], evidence=LINE_39)]
     path = write_set(tmp_path, qs, name="ok.yaml")
@@ -306,10 +306,10 @@ def test_each_referenced_report_is_read_once(tmp_path, archive_folder, monkeypat
 
 @pytest.mark.data
 def test_reports_already_read_are_not_read_again(tmp_path, archive_folder, by_name, monkeypatch):
-    def refuse(path):
-        raise AssertionError(f"read {path} again")
+    def refuse(paths):
+        raise AssertionError(f"read {paths} again")
 
-    monkeypatch.setattr(questions_mod, "read_report", refuse)
+    monkeypatch.setattr(questions_mod, "read_each", refuse)
     monkeypatch.setattr(questions_mod, "_TEXT_CACHE", {})
     archive = list(by_name.values())
     qs = [question("Q1"), question("Q2", evidence="Pipe free"), question("Q3", report=R[39], evidence=LINE_39)]

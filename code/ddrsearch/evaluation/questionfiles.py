@@ -63,7 +63,7 @@ from ddrsearch.evaluation.questionset import (
     QuestionSet,
 )
 from ddrsearch.evaluation.trec import write_qrels as _write_trec_qrels
-from ddrsearch.reading.report import Report, read_report
+from ddrsearch.reading.report import Report, read_each
 from ddrsearch.text.words import normalize
 
 __all__ = [
@@ -163,14 +163,18 @@ normalize_text = normalize
 _TEXT_CACHE: dict[tuple[str, int, int], str] = {}
 
 
-def _report_text(path: Path) -> str:
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
-    text = _TEXT_CACHE.get(key)
-    if text is None:
-        text = normalize_text(read_report(path).text)
-        _TEXT_CACHE[key] = text
-    return text
+def _report_texts(paths: list[Path]) -> tuple[dict[Path, str], list[tuple[Path, ReportError]]]:
+    """The normalised text of each PDF (those not cached read in one batch, in a worker process held to the
+    hard limits: :func:`ddrsearch.reading.report.read_each`), and the files that could not be read."""
+    keys = {}
+    for p in paths:
+        st = p.stat()
+        keys[p] = (str(p.resolve()), st.st_mtime_ns, st.st_size)
+    todo = [p for p in paths if keys[p] not in _TEXT_CACHE]
+    reports, failures = read_each(todo) if todo else ([], [])
+    for p, r in zip([p for p in todo if p not in {f for f, _ in failures}], reports, strict=True):
+        _TEXT_CACHE[keys[p]] = normalize_text(r.text)
+    return {p: _TEXT_CACHE[keys[p]] for p in paths if keys[p] in _TEXT_CACHE}, failures
 
 
 # --- loading -------------------------------------------------------------------------------
@@ -460,15 +464,11 @@ def _check_evidence(path: Path, to_check, archive_folder, problems: _Problems,
             f"it refers to are not in {folder} ({shown}). Fetch the reports with: {FETCH_COMMAND} "
             f"-- or load the file with check_evidence=False.{also}"
         )
-    texts: dict[str, str] = {}
-    for n in names:
-        if n in read:
-            texts[n] = normalize_text(read[n].text)
-            continue
-        try:
-            texts[n] = _report_text(folder / n)
-        except ReportError as exc:
-            problems.add(f"report {n}: cannot read the PDF to check evidence: {exc}")
+    found, failures = _report_texts([folder / n for n in names if n not in read])
+    for p, exc in failures:
+        problems.add(f"report {p.name}: cannot read the PDF to check evidence: {exc}")
+    texts = {n: normalize_text(read[n].text) if n in read else found[folder / n]
+             for n in names if n in read or folder / n in found}
     for key, where, j in to_check:
         if j.report not in texts:
             continue
@@ -486,17 +486,19 @@ def _check_zero_overlap(questions: list[Question], archive_folder, reports: Iter
                         problems: _Problems) -> None:
     """Add a problem for each question sharing a content word with the rows of its grade-2 and grade-3 judgements."""
     from ddrsearch.evaluation.overlap import answering_rows, shared_words
-    from ddrsearch.reading.report import read_report
-
     folder = Path(archive_folder) if archive_folder is not None else archive_dir()
     read = {r.file_name: r for r in reports or ()}
+    need = sorted({j.report for q in questions for j in q.relevant if j.grade >= 2 and j.report not in read})
+    if need:  # read in one batch, in a worker process held to the hard limits
+        found, failures = read_each([folder / n for n in need])
+        if failures:
+            raise failures[0][1]
+        read.update((r.file_name, r) for r in found)
     for q in questions:
         rows = []
         for j in q.relevant:
             if j.grade < 2:
                 continue
-            if j.report not in read:
-                read[j.report] = read_report(folder / j.report)
             found = answering_rows(read[j.report], j.evidence)
             if not found:
                 problems.add(f"{q.id}, report {j.report}: zero_overlap needs the evidence {j.evidence!r} within one "

@@ -1,6 +1,7 @@
 """The reading wing: a report PDF into a :class:`Report` (header, TIME BREAKDOWN rows, tables, typed fields).
 
-Modules: ``pdf`` (opening a PDF safely, words with positions), ``layout``
+Modules: ``pdf`` (opening a PDF safely, words with positions), ``isolation``
+(reading files in a worker process with hard time and memory limits), ``layout``
 (header fields and the TIME BREAKDOWN), ``ocr`` (scanned pages), ``tables``
 (MUD, DRILL BITS, PUMPS, SURVEY DATA, BHA), ``report`` (``read_report``,
 ``load_archive``), ``fields`` (typed numbers with units), ``names`` (``D038``,
@@ -12,6 +13,7 @@ Imports the text and data wings.
 from ddrsearch.imports import lazy_exports
 
 _EXPORTS = {
+    "IsolatedReader": "isolation",
     "Report": "report",
     "load_archive": "report",
     "read_report": "report",

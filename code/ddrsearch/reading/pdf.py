@@ -67,7 +67,10 @@ class ReadClock:
     cannot be interrupted from Python); that call is itself bounded by the
     page limits (``DDRSEARCH_MAX_PAGE_BYTES`` of drawing instructions are
     counted before any text is extracted), so a file stops at most one
-    page's extraction after the limit.
+    page's extraction after the limit. Work inside one call that those counts
+    do not see can still run long: the batch readers therefore also hold each
+    file to the same limit from outside, in a worker process that is killed
+    past it (:mod:`ddrsearch.reading.isolation`).
 
     Args:
         path: the file being read (for the message).

@@ -11,6 +11,13 @@ a DFIT) has another layout; for it the reader keeps the page text, the
 header fields it finds (RPT DATE, RPT NUM, ...) and an empty list of
 operation rows.
 
+:func:`read_report` reads in the calling process, held to the soft limits
+of :mod:`ddrsearch.reading.pdf` (checked between PyMuPDF calls); the batch
+readers (:func:`read_each`, :func:`read_reports`, :func:`load_archive`), which
+every command and the app use, read each file through
+:class:`~ddrsearch.reading.isolation.IsolatedReader`: in a worker process held
+to hard limits of time and memory as well.
+
 Why one module: :func:`read_report` is one loop over the pages whose state
 (the table continuing from the previous page, OCR'd pages, page headers)
 every later check of the identity and the totals needs.
@@ -39,6 +46,7 @@ from ddrsearch.errors import (
     ReportLayoutError,
 )
 from ddrsearch.hashing import sha256_file, text_sha256
+from ddrsearch.reading.isolation import IsolatedReader
 from ddrsearch.reading.layout import (
     TIME_COLUMNS,
     OperationRow,
@@ -221,7 +229,13 @@ def _header_identity(header: dict[str, str]) -> tuple[int | None, dt.date | None
 
 def read_report(path: str | os.PathLike, *, ocr: str | None = None, dpi: int = 200,
                 gate: QualityGate | None = None) -> Report:
-    """Read one daily report PDF.
+    """Read one daily report PDF, in this process.
+
+    Its limits are checked between PyMuPDF calls (:class:`ddrsearch.reading.pdf.ReadClock`): one call on one
+    page cannot be interrupted, so a hostile file can run past ``DDRSEARCH_MAX_READ_SECONDS`` and take
+    gigabytes here. To read a stranger's file, use :func:`read_each`, :func:`read_reports` or
+    :func:`load_archive`, which read each file in a worker process held to hard limits
+    (:mod:`ddrsearch.reading.isolation`).
 
     Args:
         path: the PDF file.
@@ -498,6 +512,10 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
             when no file could be read. Nothing is skipped silently.
         ocr, dpi: OCR for pages without a text layer (see :func:`read_report`).
 
+    Each file is read in a worker process within ``DDRSEARCH_MAX_READ_SECONDS`` and ``DDRSEARCH_MAX_READ_MB``
+    (:class:`~ddrsearch.reading.isolation.IsolatedReader`; a file over either is a
+    :class:`~ddrsearch.errors.ReportTooLargeError`, handled by ``on_error`` like any unreadable file).
+
     Returns:
         The reports sorted by (report number, phase, file name): drilling and
         completion reports share numbers (both have a report 3), and the
@@ -509,7 +527,8 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
         DuplicateReportError: two files have the same bytes (SHA-256) under
             different names (``DDR_41.pdf`` and ``DDR_41 (1).pdf``); the
             message names both. Indexing both would count every passage twice.
-        ReportError: a file cannot be read (see :func:`read_report`).
+        ReportError: a file cannot be read (see :func:`read_report` and
+            :meth:`~ddrsearch.reading.isolation.IsolatedReader.read`).
     """
     folder = Path(folder)
     if pattern == "*.pdf":  # any case: report.PDF too
@@ -526,7 +545,8 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
         raise ValueError(f"on_error must be 'raise', 'collect' or 'skip', not {on_error!r}")
     check_duplicates(paths)
     if on_error == "raise":
-        reports = [read_report(p, ocr=ocr, dpi=dpi) for p in paths]
+        with batch_reader() as reader:
+            reports = [reader.read(p, ocr=ocr, dpi=dpi) for p in paths]
     else:
         reports, failures = read_each(paths, ocr=ocr, dpi=dpi)
         if failures and on_error == "skip" and reports:
@@ -544,6 +564,10 @@ def read_each(paths: Iterable[str | os.PathLike], *, ocr: str | None = None,
               dpi: int = 200) -> tuple[list[Report], list[tuple[Path, ReportError]]]:
     """Read every file, going on past the ones that cannot be read, so that one run names them all.
 
+    The files are read one after another by one worker process (:func:`batch_reader`), each within
+    ``DDRSEARCH_MAX_READ_SECONDS`` and ``DDRSEARCH_MAX_READ_MB``; a file over a limit, or that kills the
+    worker, is a failure like any other and the next file gets a fresh worker.
+
     Args:
         paths: report PDFs.
         ocr, dpi: as for :func:`read_report`.
@@ -554,12 +578,24 @@ def read_each(paths: Iterable[str | os.PathLike], *, ocr: str | None = None,
     """
     reports: list[Report] = []
     failures: list[tuple[Path, ReportError]] = []
-    for p in paths:
-        try:
-            reports.append(read_report(p, ocr=ocr, dpi=dpi))
-        except ReportError as exc:
-            failures.append((Path(p), exc))
+    with batch_reader() as reader:
+        for p in paths:
+            try:
+                reports.append(reader.read(p, ocr=ocr, dpi=dpi))
+            except ReportError as exc:
+                failures.append((Path(p), exc))
     return reports, failures
+
+
+def batch_reader() -> IsolatedReader:
+    """An :class:`~ddrsearch.reading.isolation.IsolatedReader` of :func:`read_report`, for a ``with`` block.
+
+    ``reader.read(path, ocr=..., dpi=...)`` returns the :class:`Report` or raises the error
+    :func:`read_report` raised, as the batch readers do. The worker imports PyMuPDF before the first
+    file, without its optional ``pymupdf.layout`` plugin (``Page.get_layout``, which the reader does not
+    call; it imports onnxruntime, about 1.8 of the 2.8 s an ``import pymupdf`` takes here).
+    """
+    return IsolatedReader(read_report, preload=("pymupdf",), refuse=("pymupdf.layout",))
 
 
 def failure_lines(failures: Sequence[tuple[Path, ReportError]]) -> str:
@@ -613,7 +649,8 @@ def sort_reports(reports: Iterable[Report]) -> list[Report]:
 def read_reports(paths: Iterable[str | os.PathLike]) -> list[Report]:
     """Read the given report PDFs and return them in report-number order (see :func:`load_archive`).
 
-    Every file is read before an error is raised, so that one run names every unreadable file.
+    Every file is read before an error is raised, so that one run names every unreadable file; each in a
+    worker process within hard limits of time and memory (:func:`read_each`).
 
     Raises:
         ReportError: a file cannot be read: that file's own error (see

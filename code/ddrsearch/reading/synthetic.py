@@ -8,7 +8,8 @@ a second page with or without its heading repeated. The columns are
 left-aligned and there are no ruled lines (unlike the WellEz PDFs), so the
 reader's fallback for unruled tables is exercised too.
 
-:func:`write_form_drawn` writes a hostile page (a small file whose drawn text is huge), for the
+:func:`write_form_drawn`, :func:`write_nested_forms` and :func:`write_type3_in_type3` write hostile pages
+(small files whose drawn text, or the work of reading them, is huge), for the
 reader's limits.
 
 :func:`write_scanned_copy` makes an image-only copy of a real report, as a
@@ -27,7 +28,7 @@ import numpy as np
 import pymupdf
 
 __all__ = ["COLUMN_X", "NEST_PLACES", "STUCK_PIPE_DAY", "SyntheticRow", "scan_page", "write_form_drawn",
-           "write_nested_forms", "write_report", "write_scanned_copy"]
+           "write_nested_forms", "write_report", "write_scanned_copy", "write_type3_in_type3"]
 
 #: Left edge of each column (FROM, TO, HRS, PHASE, CODE, NPT, OPERATIONS), points.
 COLUMN_X = (40.0, 78.0, 116.0, 150.0, 240.0, 300.0, 330.0)
@@ -311,6 +312,62 @@ def write_nested_forms(path: str | os.PathLike, where: str, depth: int = 7, fan:
         doc.xref_set_key(resources, "Font", f"<</helv {font} 0 R/T3 {type3} 0 R>>")
         xref = page.get_contents()[0]
         doc.update_stream(xref, doc.xref_stream(xref) + b"\nBT /T3 12 Tf 72 600 Td (aaaa) Tj ET", compress=True)
+    doc.save(path, garbage=0, deflate=True)
+    doc.close()
+    return Path(path)
+
+
+def write_type3_in_type3(path: str | os.PathLike, glyphs: int, form_bytes: int) -> Path:
+    """Write a hostile one-page PDF of a few kilobytes: a Type3 font whose glyph shows a second Type3 font of
+    ``glyphs`` glyphs, each of which draws one form of ``form_bytes`` bytes of drawing instructions.
+
+    Each stream is under ``DDRSEARCH_MAX_PAGE_BYTES`` when counted once, but loading the second font (when the
+    first one's glyph is shown) runs every one of its glyph procedures: ``glyphs x form_bytes`` bytes of work
+    inside one PyMuPDF call, which the reader's checks between calls cannot stop
+    (:mod:`ddrsearch.reading.isolation` does).
+
+    Args:
+        path: the PDF to write.
+        glyphs: glyphs of the second font (1 to 256).
+        form_bytes: bytes of the form each of them draws.
+
+    Returns:
+        ``Path(path)``.
+
+    Raises:
+        ValueError: ``glyphs`` is not 1 to 256.
+    """
+    if not 1 <= glyphs <= 256:
+        raise ValueError(f"glyphs must be 1 to 256, got {glyphs}")
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 72), "DAILY DRILLING REPORT", fontsize=10)
+    helv = page.get_fonts()[0][0]
+    form = doc.get_new_xref()
+    doc.update_object(form, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {helv} 0 R>>>>>>")
+    line = b"BT /helv 1 Tf 10 10 Td (stuck pipe jar) Tj ET\n"
+    doc.update_stream(form, line * max(1, form_bytes // len(line)), compress=True)
+
+    def type3(procs: list[bytes], resources: str) -> int:
+        xrefs = []
+        for proc in procs:
+            xrefs.append(doc.get_new_xref())
+            doc.update_object(xrefs[-1], "<<>>")
+            doc.update_stream(xrefs[-1], proc, compress=True)
+        font = doc.get_new_xref()
+        doc.update_object(font, "<</Type/Font/Subtype/Type3/FontBBox[0 0 1000 1000]/FontMatrix[0.001 0 0 0.001 0 0]"
+                                "/CharProcs<<" + "".join(f"/g{i} {x} 0 R" for i, x in enumerate(xrefs)) + ">>"
+                                "/Encoding<</Type/Encoding/Differences[0 " + " ".join(f"/g{i}" for i in range(len(xrefs)))
+                                + f"]>>/FirstChar 0/LastChar {len(xrefs) - 1}/Widths[{' '.join(['1000'] * len(xrefs))}]"
+                                f"/Resources<<{resources}>>>>")
+        return font
+
+    inner = type3([b"1000 0 d0\n/X0 Do"] * glyphs, f"/XObject<</X0 {form} 0 R>>")
+    outer = type3([b"1000 0 d0\nBT /B 1 Tf (\\000) Tj ET"], f"/Font<</B {inner} 0 R>>")
+    resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
+    doc.xref_set_key(resources, "Font", f"<</helv {helv} 0 R/T3 {outer} 0 R>>")
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\nBT /T3 12 Tf 72 600 Td (\\000) Tj ET", compress=True)
     doc.save(path, garbage=0, deflate=True)
     doc.close()
     return Path(path)
