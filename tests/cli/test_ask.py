@@ -207,3 +207,4 @@ def test_ask_how_deep_on_a_day_prints_both_covering_reports_md(archive, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert f"D038 prints MD/TVD {md['2020-11-26']:,.0f} ft" in out and f"D039 prints MD/TVD {md['2020-11-27']:,.0f} ft" in out
     assert "[D039-r11] 2020-11-26 23:00-06:00" in out and "Not found" not in out
+    assert "row(s) of the day in 1 report(s), in the order the rows began on the day (not by support)" in out

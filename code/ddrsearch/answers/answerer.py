@@ -249,7 +249,8 @@ class AnswerCard:
         order: ``"latest"``, ``"earliest"`` or ``"score"`` (:func:`question_order`), or
             ``"bm25"`` (rows in the order BM25 ranked them); :data:`ORDER_WORDS` says each.
         rows: supporting rows, in card order (empty when not found).
-        candidates: the ``k`` best rows looked at, supporting or not, best first.
+        candidates: the ``k`` best rows looked at, supporting or not, best first (for a question naming a
+            day, among the rows that began on it); the support compared with the threshold is theirs.
         threshold: the support threshold used.
         note: a sentence about the question's date when it names one (for
             example that the day has no report); ``""`` otherwise.
@@ -275,6 +276,12 @@ class AnswerCard:
             return (f"No operation row that began on that day shows it (best support {self.support:.2f} < "
                     f"{self.threshold:.3f}): the answer is the typed-field note above.")
         return f"Not found in these reports (best support {self.support:.2f} < {self.threshold:.3f})."
+
+    @property
+    def kind_of_rows(self) -> str:
+        """What the card's rows are, as its count line says it: ``"supporting row(s)"``, or ``"row(s) of the
+        day"`` for the rows of a day quoted whatever their support (``order`` ``"time"``)."""
+        return "row(s) of the day" if self.order == "time" else "supporting row(s)"
 
     @property
     def found(self) -> bool:
@@ -328,7 +335,7 @@ class AnswerCard:
             lines += textwrap.wrap(self.refusal, width)
             return "\n".join(lines)
         how = ORDER_WORDS[self.order]
-        lines += textwrap.wrap(f"{len(self.rows)} supporting row(s) in {len(self.groups())} report(s), {how}:", width)
+        lines += textwrap.wrap(f"{len(self.rows)} {self.kind_of_rows} in {len(self.groups())} report(s), {how}:", width)
         for label, rows in self.groups():
             r0 = rows[0]
             lines.append(f"{label}  report {r0.report_number} dated {r0.date.isoformat()}, page {r0.page}")
@@ -827,12 +834,12 @@ class Answerer:
         if day is not None and (on_day := self._day_answer(question)) is not None:
             note, rows, printed = on_day  # a quantity on a day: the covering reports' typed fields, the day's rows
             return AnswerCard(question=question, searched=shown_words(words), order="time", rows=rows,
-                              candidates=rows or self._day_candidates(words, day, k), threshold=self.threshold,
+                              candidates=self._day_candidates(words, day, k), threshold=self.threshold,
                               note=note, typed=printed)
         if day is not None and (log := self.day_log(question)) is not None:
             note, rows = log  # "what were we doing on Christmas Day?": the day's rows, in time order
             return AnswerCard(question=question, searched=shown_words(words), order="time", rows=rows,
-                              candidates=rows, threshold=self.threshold, note=note)
+                              candidates=self._day_candidates(words, day, k), threshold=self.threshold, note=note)
         typed = self.depth_answer(question) if day is None else None
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
