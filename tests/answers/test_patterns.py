@@ -83,3 +83,48 @@ def test_event_sequence_orders_the_fishing_rows_by_date(archive, frame, ops):
     fishing = story[story["code"] == "Fishing"]
     assert list(fishing["report_number"]) == [50] and "Milled up lost pieces of bit" in fishing["text"].iloc[0]
     assert not story["npt"].any()  # the NPT column says nothing about these rows
+
+
+@pytest.mark.data
+def test_a_quantity_on_a_day_is_read_from_both_reports_covering_it(archive):
+    """Thanksgiving 2020 (2020-11-26) is covered by D038 (dated that day, to 06:00) and D039 (dated the next day,
+    from 06:00): both MDs are read, and the drilling rows that began that day run from one to the other."""
+    from ddrsearch.answers.patterns import day_quantity
+    from ddrsearch.reading.fields import typed_fields
+    from ddrsearch.reading.layout import row_start
+    from ddrsearch.retrieval.rowchoice import printed_depths
+
+    day = dt.date(2020, 11, 26)
+    on = next(r for r in archive if r.report_date == day)
+    after = next(r for r in archive if r.report_date == day + dt.timedelta(days=1))
+    answer = day_quantity(archive, day, "md_ft")
+    assert [r.report for r in answer.readings] == [on.file_name, after.file_name]  # in time order
+    assert [r.value for r in answer.readings] == [typed_fields(on)["md_ft"].value, typed_fields(after)["md_ft"].value]
+    assert [r.at for r in answer.readings] == [dt.datetime(2020, 11, 26, 6), dt.datetime(2020, 11, 27, 6)]
+    # the day's drilling starts at the MD D038 prints at 06:00 and reaches the one D039 prints next morning,
+    # and adds up to D039's 24-hour footage (every row of D039 but none of D038 drilling that day)
+    assert answer.drilled == (typed_fields(on)["md_ft"].value, typed_fields(after)["md_ft"].value)
+    assert answer.footage == typed_fields(after)["footage_ft"].value
+    began = [(rep.file_name, op.index) for rep in (on, after) for op in rep.operations
+             if row_start(rep.report_date, op.start).date() == day and printed_depths(op.operations)]
+    assert list(answer.rows) == began and began
+
+
+@pytest.mark.data
+def test_a_day_no_report_covers_has_no_reading(archive):
+    from ddrsearch.answers.patterns import day_quantity
+
+    assert day_quantity(archive, dt.date(2020, 7, 4), "md_ft").readings == ()
+    with pytest.raises(PatternError, match="unknown field"):
+        day_quantity(archive, dt.date(2020, 11, 26), "depth")
+
+
+def test_a_question_about_an_event_on_a_day_asks_no_quantity():
+    from ddrsearch.answers.patterns import asked_quantity
+
+    assert asked_quantity("how deep were we on thanksgiving") == "md_ft"
+    assert asked_quantity("where was the bit on christmas day") == "md_ft"
+    assert asked_quantity("how far did we drill on 11/26/2020?") == "footage_ft"
+    assert asked_quantity("What was the TVD on Dec 3?") == "survey_tvd_ft"
+    assert asked_quantity("at what depth did we get stuck on nov 25") is None  # the stuck row answers it
+    assert asked_quantity("what were we doing on Christmas Day 2020") is None

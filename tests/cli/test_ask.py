@@ -194,3 +194,17 @@ def test_ask_prints_each_cited_sentences_overlap_and_flags_a_row_that_does_not_s
                      re.M), out[-600:]
     assert re.search(r"^overlap 1\.00 with D038-r\d\d: They had to ", out, re.M), out[-600:]
     assert "All 2 sentence(s)" not in out
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_ask_how_deep_on_a_day_prints_both_covering_reports_md(archive, capsys):
+    """Before: "Not found in these reports (best support 0.11 < 0.431)"."""
+    from ddrsearch.reading.fields import typed_fields
+
+    md = {r.report_date.isoformat(): typed_fields(r)["md_ft"].value for r in archive}
+    assert main(["ask", "how deep were we on thanksgiving", "--corpus", "archive"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"D038 prints MD/TVD {md['2020-11-26']:,.0f} ft" in out and f"D039 prints MD/TVD {md['2020-11-27']:,.0f} ft" in out
+    assert "[D039-r11] 2020-11-26 23:00-06:00" in out and "Not found" not in out
+    assert "row(s) of the day in 1 report(s), in the order the rows began on the day (not by support)" in out

@@ -8,6 +8,7 @@ folders, files and settings.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -362,11 +363,15 @@ def test_search_and_ask_print_the_notes(capsys, archive_folder):
 
 @pytest.mark.data
 @pytest.mark.model
-def test_a_query_naming_a_day_in_words_says_it_is_ranked_by_that_day(archive_folder, capsys):
-    """Before: 'thanksgiving' (no word of it in the reports) got 'ranked by meaning alone and may be unrelated'
-    although the date path put the report of 26 Nov first; now the note names the day."""
-    assert main(["search", "thanksgiving", "--corpus", "archive", "-k", "1", "--no-index"]) == 0
+def test_a_query_naming_a_day_in_words_ranks_the_rows_that_began_that_day(archive_folder, capsys):
+    """Before: 'thanksgiving' put the report dated 26 Nov (D038) first, showing its 20:30 row of the 25th, while
+    ``ask`` looked at the rows that began on the 26th. Now search ranks those rows too: both reports covering the
+    day (D039 from 06:00, D038 to 06:00), each showing a row that began on 2020-11-26, and the note says so."""
+    assert main(["search", "thanksgiving", "--corpus", "archive", "-k", "2", "--no-index"]) == 0
     out = capsys.readouterr()
-    assert "D038" in out.out
-    assert "ranked by the day it names (2020-11-26: the report of that date first) and by meaning" in out.err
+    ranked = [line.split() for line in out.out.splitlines() if re.match(r"\s*[12]\s+[DC]\d{3}\s", line)]
+    assert sorted(r[1] for r in ranked) == ["D038", "D039"]
+    assert all(r[4] == "2020-11-26" for r in ranked)  # each row shown began on the day
+    assert ("ranked by the day it names (2020-11-26: the rows that began on it, in D039 and D038, first) "
+            "and by meaning") in out.err
     assert "meaning alone" not in out.err

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ddrsearch.reading.names import short_name
-from ddrsearch.retrieval.structured import StructuredIndex, parse_date
+from ddrsearch.retrieval.structured import HOLIDAYS, NAMED_DAY_RE, StructuredIndex, parse_date
 
 pytestmark = pytest.mark.data
 
@@ -83,3 +83,29 @@ def test_structured_path_answers_from_typed_fields(archive):
     m = si.score("which day did the well pass 5,000 ft")
     assert m.kind == "depth_passed" and [short_name(r) for r in m.scores] == ["D022"]
     assert si.score("pipe stuck while sliding") is None
+
+
+def test_a_date_scores_both_reports_covering_the_day(archive):
+    """Before: the report dated 2020-11-26 alone, whose rows from 06:00 are the 25th's. Now the two that cover it."""
+    match = StructuredIndex(archive).score("thanksgiving")
+    assert match.kind == "date" and match.day == dt.date(2020, 11, 26)
+    dated = {r.file_name: r.report_date for r in archive}
+    assert [dated[n] for n in match.scores] == [dt.date(2020, 11, 27), dt.date(2020, 11, 26)]
+
+
+def test_a_holiday_without_a_year_is_the_one_the_reports_cover(archive):
+    """Before: "New Year's Day" in reports of 2020-10-21 to 2021-01-06 was 2020-01-01 (the first year tried)."""
+    span = (dt.date(2020, 10, 20), dt.date(2021, 1, 6))
+    assert parse_date("mud weight on new year's day", [2020, 2021], span=span) == dt.date(2021, 1, 1)
+    assert parse_date("what happened on Nov 26", [2020, 2021], span=span) == dt.date(2020, 11, 26)
+    assert StructuredIndex(archive).score("new year's day").day == dt.date(2021, 1, 1)
+
+
+def test_every_day_parse_date_reads_in_words_is_the_day_the_answerer_removes():
+    """One list of month and holiday names: each one parse_date reads is what NAMED_DAY_RE matches whole."""
+    from ddrsearch.answers import answerer
+
+    assert answerer.NAMED_DAY_RE is NAMED_DAY_RE
+    for text in (*HOLIDAYS, "New Year\u2019s Day", "Nov 26", "26th of November", "sept. 3", "Christmas Day 2020"):
+        assert parse_date(text, [2020]) is not None, text
+        assert NAMED_DAY_RE.fullmatch(text), text

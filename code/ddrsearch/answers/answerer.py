@@ -32,7 +32,12 @@ How a card is made (:class:`Answerer`):
 3. Supporting rows are grouped by report. A "when" question is ordered by
    date: the latest first for "last" (or "latest", "most recent"), the
    earliest first for "first" (or "earliest"); other questions by score.
-4. A "which day did we pass N ft?" question, which no row's words answer,
+4. A question naming a day looks only at the rows that began on it; a
+   quantity asked about the day ("how deep were we on Thanksgiving?") is
+   answered from the typed fields of the two reports covering it
+   (:meth:`Answerer.day_answer`), and "what were we doing on Christmas?"
+   quotes the day's rows (:meth:`Answerer.day_log`).
+5. A "which day did we pass N ft?" question, which no row's words answer,
    is answered from the reports' MD field instead (:meth:`Answerer.depth_answer`):
    the card quotes the first report reaching N ft, its rows that print the
    depth passed, and says so in its note. A "highest/lowest" question gets
@@ -58,7 +63,7 @@ from ddrsearch.errors import CitationError, QueryError
 from ddrsearch.reading.names import resolve_row_id, row_id, short_name
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.base import check_query, cut_query
-from ddrsearch.retrieval.structured import asked_depths
+from ddrsearch.retrieval.structured import MONTH_RE, NAMED_DAY_RE, asked_depths
 
 __all__ = [
     "ANSWER_THRESHOLD",
@@ -104,9 +109,8 @@ _US_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 
 #: Words that limit a "highest/lowest" question to part of the reports (a month, a depth or date
 #: range); the typed-field note is left out for such a question rather than stated for all reports.
-_LIMIT_RE = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-                       r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|before|after|below|above|"
-                       r"under|over|between|since|until|during|while|first|last|week|\d{4}-\d\d)\b", re.I)
+_LIMIT_RE = re.compile(rf"\b(?:{MONTH_RE}|before|after|below|above|under|over|between|since|until|during|while|"
+                       r"first|last|week|\d{4}-\d\d)(?!\w)", re.I)
 
 
 def question_order(question: str) -> str:
@@ -125,15 +129,6 @@ def question_order(question: str) -> str:
     return "score"
 
 
-_MONTH_NAMES = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-                r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-#: A day named in words (what :func:`ddrsearch.retrieval.structured.parse_date` reads besides the numeric forms).
-_NAMED_DAY_RE = re.compile(
-    rf"\b(?:{_MONTH_NAMES}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAMES}"
-    r"|christmas(?:\s+eve)?|new\s+year'?s?(?:\s+eve)?|thanksgiving|halloween|veterans)(?:\s+day)?"
-    r"(?:,?\s+(?:19|20)\d{2})?\b", re.IGNORECASE)
-
-
 def search_words(question: str) -> str:
     """``question`` without its :data:`QUESTION_WORDS` and dates: what is searched."""
     text = _US_RE.sub(" ", _ISO_RE.sub(" ", question))
@@ -148,6 +143,7 @@ ORDER_WORDS = {
     "earliest": "reports earliest first, each report's rows in table order",
     "score": "reports best supported first, each report's rows best supported first",
     "bm25": "in the order BM25 ranked the rows (not by support)",
+    "time": "in the order the rows began on the day (not by support)",
 }
 
 
@@ -253,10 +249,14 @@ class AnswerCard:
         order: ``"latest"``, ``"earliest"`` or ``"score"`` (:func:`question_order`), or
             ``"bm25"`` (rows in the order BM25 ranked them); :data:`ORDER_WORDS` says each.
         rows: supporting rows, in card order (empty when not found).
-        candidates: the ``k`` best rows looked at, supporting or not, best first.
+        candidates: the ``k`` best rows looked at, supporting or not, best first (for a question naming a
+            day, among the rows that began on it); the support compared with the threshold is theirs.
         threshold: the support threshold used.
         note: a sentence about the question's date when it names one (for
             example that the day has no report); ``""`` otherwise.
+        typed: the note answers the question from the reports' typed fields (a
+            quantity asked about a day, :meth:`Answerer.day_answer`), though no row
+            may be quoted for it.
     """
 
     question: str
@@ -266,6 +266,22 @@ class AnswerCard:
     candidates: list[SupportRow]
     threshold: float
     note: str = ""
+    typed: bool = False
+
+    @property
+    def refusal(self) -> str:
+        """The line a card without rows prints: "Not found in these reports" with the best support and the
+        threshold, or, when the note answers from the typed fields, that no row shows it."""
+        if self.typed:
+            return (f"No operation row that began on that day shows it (best support {self.support:.2f} < "
+                    f"{self.threshold:.3f}): the answer is the typed-field note above.")
+        return f"Not found in these reports (best support {self.support:.2f} < {self.threshold:.3f})."
+
+    @property
+    def kind_of_rows(self) -> str:
+        """What the card's rows are, as its count line says it: ``"supporting row(s)"``, or ``"row(s) of the
+        day"`` for the rows of a day quoted whatever their support (``order`` ``"time"``)."""
+        return "row(s) of the day" if self.order == "time" else "supporting row(s)"
 
     @property
     def found(self) -> bool:
@@ -316,10 +332,10 @@ class AnswerCard:
         if self.note:
             lines += textwrap.wrap(plain(self.note), width)
         if not self.found:
-            lines.append(f"Not found in these reports (best support {self.support:.2f} < {self.threshold:.3f}).")
+            lines += textwrap.wrap(self.refusal, width)
             return "\n".join(lines)
         how = ORDER_WORDS[self.order]
-        lines += textwrap.wrap(f"{len(self.rows)} supporting row(s) in {len(self.groups())} report(s), {how}:", width)
+        lines += textwrap.wrap(f"{len(self.rows)} {self.kind_of_rows} in {len(self.groups())} report(s), {how}:", width)
         for label, rows in self.groups():
             r0 = rows[0]
             lines.append(f"{label}  report {r0.report_number} dated {r0.date.isoformat()}, page {r0.page}")
@@ -573,6 +589,120 @@ class Answerer:
                 return note, with_margins([self._support_row(i, words, fused, cosine) for i in positions])
         return said + found + "no row of it prints a depth near the one asked.", []
 
+    def day_answer(self, question: str) -> tuple[str, list[SupportRow]] | None:
+        """The typed-field answer to a quantity asked about one day ("how deep were we on Thanksgiving?"), or ``None``.
+
+        The question must name a day (:func:`question_date`, or in words,
+        :func:`ddrsearch.retrieval.structured.parse_date`) and a quantity
+        (:func:`ddrsearch.answers.patterns.asked_quantity`: depth, TVD, footage, mud
+        weight, inclination, azimuth, ROP, pump pressure, torque). A report dated D
+        covers 06:00 on D-1 to 06:00 on D, so the day is covered by the report dated
+        that day (to 06:00) and the one dated the next day (from 06:00): the note
+        names both, with the value each prints and when it holds (the report time,
+        06:00 on its date), and, for a depth, the interval the drilling rows that
+        began on the day drill (:func:`ddrsearch.answers.patterns.day_quantity`). The
+        rows quoted are the rows that began on the day printing the answer (for a
+        depth, every one printing a depth in feet), whatever their support. A day
+        no report covers gets :func:`ddrsearch.answers.sources.day_status`'s sentence
+        and no row.
+
+        Returns:
+            ``(note, rows)``; ``None`` when the question names no day or no quantity, or no
+            report covers the day (:meth:`ask` then says so, from
+            :func:`ddrsearch.answers.sources.day_status`).
+        """
+        answer = self._day_answer(question)
+        return None if answer is None else answer[:2]
+
+    def _day_answer(self, question: str) -> tuple[str, list[SupportRow], bool] | None:
+        """:meth:`day_answer`, and whether a covering report prints a value (the note then answers)."""
+        from ddrsearch.answers.patterns import asked_quantity, day_quantity
+        from ddrsearch.answers.sources import day_status
+        from ddrsearch.reading.fields import FIELDS
+
+        field = asked_quantity(question)
+        day = question_date(question) or self._named_day(question)
+        if field is None or day is None:
+            return None
+        spec = next(f for f in FIELDS if f.name == field)
+        status = day_status(day, self.reports)
+        answer = day_quantity(self.reports, day, field)
+        if not answer.readings:
+            return None
+        printed = any(r.value is not None for r in answer.readings)
+        table = "the header" if spec.source == "header" else f"the {spec.source} table"
+        said = [f"From the typed fields ({spec.label} in {table}: {spec.description}): {status.sentence}"]
+        for r in answer.readings:
+            label = short_name(self.by_name[r.report])
+            if r.value is None:
+                said.append(f"{label} prints no {spec.label}" + (f" ({r.raw!r})." if r.raw else "."))
+                continue
+            flag = f" (flagged: {r.flag})" if r.flag else ""
+            places = re.search(r"\.(\d+)", r.raw)  # as many decimals as printed: MW 9.0, not 9
+            shown = f"{r.value:,.{len(places[1]) if places else 0}f}"
+            if float(shown.replace(",", "")) != r.value:  # the value is not the printed number as such
+                shown = f"{r.value:,g}"
+            when = (f"over the 24 hours to {r.at:%H:%M} on {r.at.date().isoformat()}"
+                    if field in ("footage_ft", "drilling_hours") else
+                    f"at its report time, {r.at:%H:%M} on {r.at.date().isoformat()}")
+            said.append(f"{label} prints {spec.label} {shown} {spec.unit}{flag}, {when}.")
+        if answer.drilled is not None:
+            said.append(f"The drilling rows that began on {day.isoformat()} drill from {answer.drilled[0]:,.0f} ft "
+                        f"to {answer.drilled[1]:,.0f} ft ({answer.footage:,.0f} ft in all).")
+        what = {"md_ft": "a depth", "survey_tvd_ft": "a depth", "footage_ft": "a drilled interval"}.get(field,
+                                                                                                     "the value")
+        positions: dict[tuple[str, int], int] = {}
+        for i, p in enumerate(self.retriever.passages):
+            if p.kind == "operation":
+                positions.setdefault((p.report, p.row), i)
+        found = [positions[key] for key in answer.rows if key in positions]
+        if not found:
+            said.append(f"No operation row that began on {day.isoformat()} prints {what}.")
+            return " ".join(said), [], printed
+        said.append(f"The rows that began on {day.isoformat()} and print {what} are quoted, in time order, "
+                    "whatever their support.")
+        words = NAMED_DAY_RE.sub(" ", search_words(question)).strip() or search_words(question)
+        fused = self.retriever.passage_scores(words)
+        cosine = self.retriever.dense.passage_scores(words)
+        return " ".join(said), with_margins([self._support_row(i, words, fused, cosine) for i in found]), printed
+
+    def day_log(self, question: str) -> tuple[str, list[SupportRow]] | None:
+        """The rows of a day, for a question that asks only what was done on it ("what were we doing on Christmas
+        Day?", :func:`ddrsearch.answers.patterns.asks_day_log`), or ``None``.
+
+        No row's words answer such a question; the day does. Every operation row that began on the day
+        (:attr:`SupportRow.day`: the report dated the day to 06:00, the one dated the next day from 06:00) is
+        quoted in time order, whatever its support; the note names the reports covering the day
+        (:func:`ddrsearch.answers.sources.day_status`).
+
+        Returns:
+            ``(note, rows)``; ``None`` when the question asks something else, names no day, or no row began on it.
+        """
+        from ddrsearch.answers.patterns import asks_day_log
+        from ddrsearch.answers.sources import day_status
+
+        day = question_date(question) or self._named_day(question)
+        if day is None or not asks_day_log(question):
+            return None
+        words = NAMED_DAY_RE.sub(" ", search_words(question)).strip() or search_words(question)
+        fused = self.retriever.passage_scores(words)
+        cosine = self.retriever.dense.passage_scores(words)
+        seen: set[tuple[str, int]] = set()
+        rows = []
+        near = {r.file_name for r in self.reports if r.report_date in (day, day + dt.timedelta(days=1))}
+        for i, p in enumerate(self.retriever.passages):
+            if p.kind == "operation" and p.report in near and (p.report, p.row) not in seen:
+                seen.add((p.report, p.row))
+                row = self._support_row(i, words, fused, cosine)
+                if _began_on(row, day):
+                    rows.append(row)
+        if not rows:
+            return None
+        rows.sort(key=lambda r: (_start_of(r), r.report, r.row))
+        note = (f"{day_status(day, self.reports).sentence} The question asks what was done that day: every row "
+                f"that began on {day.isoformat()} is quoted, in time order, whatever its support.")
+        return note, with_margins(rows)
+
     def extreme_answer(self, question: str) -> str | None:
         """The typed-field answer to a "highest mud weight" question, as a sentence, or ``None``.
 
@@ -652,7 +782,11 @@ class Answerer:
             report dated D covers 06:00 on D-1 to 06:00 on D: the rows of the
             next day's report from 06:00 and those of the day's own report
             before 06:00) and, when no report covers the day, says so in
-            ``note`` and is not found. A question
+            ``note`` and is not found. A quantity asked about that day ("how
+            deep were we on Thanksgiving?") is answered from the typed fields of
+            both covering reports (:meth:`day_answer`, ``typed`` true), and a
+            question asking only what was done that day quotes all its rows
+            (:meth:`day_log`), both in time order (``order`` ``"time"``). A question
             longer than ``DDRSEARCH_MAX_QUESTION_WORDS`` words (100) is cut to
             that many and ``note`` says so (:func:`ddrsearch.retrieval.base.cut_query`).
 
@@ -676,7 +810,14 @@ class Answerer:
         reports' years when it gives none (:func:`ddrsearch.retrieval.structured.parse_date`)."""
         from ddrsearch.retrieval.structured import parse_date
 
-        return parse_date(question, years=sorted({r.report_date.year for r in self.reports}))
+        dates = sorted(r.report_date for r in self.reports)
+        span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None  # from 06:00 the day before the first
+        return parse_date(question, years=sorted({d.year for d in dates}), span=span)
+
+    def _day_candidates(self, words: str, day: dt.date, k: int) -> list[SupportRow]:
+        """The ``k`` best operation rows for ``words`` among those that began on ``day``, with their margins."""
+        cands = self.candidates(words, k=len(self.retriever.passages))
+        return with_margins([c for c in cands if _began_on(c, day)][:k])
 
     def _ask(self, question: str, k: int) -> AnswerCard:
         words = search_words(question)
@@ -688,8 +829,17 @@ class Answerer:
         order = question_order(question)
         day = question_date(question)
         if day is None and (day := self._named_day(question)) is not None:
-            words = _NAMED_DAY_RE.sub(" ", words).strip() or words  # "Nov 26", "Thanksgiving": the day, not words
+            words = NAMED_DAY_RE.sub(" ", words).strip() or words  # "Nov 26", "Thanksgiving": the day, not words
         note = ""
+        if day is not None and (on_day := self._day_answer(question)) is not None:
+            note, rows, printed = on_day  # a quantity on a day: the covering reports' typed fields, the day's rows
+            return AnswerCard(question=question, searched=shown_words(words), order="time", rows=rows,
+                              candidates=self._day_candidates(words, day, k), threshold=self.threshold,
+                              note=note, typed=printed)
+        if day is not None and (log := self.day_log(question)) is not None:
+            note, rows = log  # "what were we doing on Christmas Day?": the day's rows, in time order
+            return AnswerCard(question=question, searched=shown_words(words), order="time", rows=rows,
+                              candidates=self._day_candidates(words, day, k), threshold=self.threshold, note=note)
         typed = self.depth_answer(question) if day is None else None
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
@@ -698,13 +848,13 @@ class Answerer:
                                   candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
         elif day is None:
             note = self.extreme_answer(question) or ""
-        cands = self.candidates(words, k=k if day is None else len(self.retriever.passages))
         if day is not None:
             from ddrsearch.answers.sources import day_status
 
-            status = day_status(day, self.reports)
-            note = status.sentence
-            cands = with_margins([c for c in cands if _began_on(c, day)][:k])
+            note = day_status(day, self.reports).sentence
+            cands = self._day_candidates(words, day, k)
+        else:
+            cands = self.candidates(words, k=k)
         rows = [c for c in cands if c.support >= self.threshold]
         if rows and day is None and order in ("latest", "earliest"):
             rows += self._more_of_the_same(words, cands)
@@ -731,6 +881,17 @@ def _began_on(row: SupportRow, day: dt.date) -> bool:
         return row.day == day
     except ValueError:
         return row.date == day
+
+
+def _start_of(row: SupportRow) -> dt.datetime:
+    """When ``row`` began (:func:`ddrsearch.reading.layout.row_start`); its report's date at midnight when its FROM
+    is not a clock time."""
+    from ddrsearch.reading.layout import row_start
+
+    try:
+        return row_start(row.date, row.start)
+    except ValueError:
+        return dt.datetime.combine(row.date, dt.time())
 
 
 def is_correct(card: AnswerCard, relevant: Sequence[str]) -> bool:

@@ -115,10 +115,9 @@ def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO (repor
     if card.note:
         parts.append(escape_markdown(card.note))
     if not card.found:
-        parts.append(escape_markdown(f"Not found in these reports (best support {card.support:.2f} < "
-                                     f"{card.threshold:.3f})."))
+        parts.append(escape_markdown(card.refusal))
         return "\n\n".join(parts)
-    parts.append(escape_markdown(f"{len(card.rows)} supporting row(s) in {len(card.groups())} report(s), {how}:"))
+    parts.append(escape_markdown(f"{len(card.rows)} {card.kind_of_rows} in {len(card.groups())} report(s), {how}:"))
     rows = [(r.row_id, f"{r.when} (report dated {r.date.isoformat()}, page {r.page})", f"{r.support:.2f}",
              f'"{r.text}"') for r in card.rows]
     parts.append(markdown_table(columns, rows, widths))

@@ -14,10 +14,15 @@ chapters/13-patterns-across-days.ipynb):
   day did MD pass 10,000 ft?", "the highest mud weight and when") from the
   typed fields of :mod:`ddrsearch.reading.fields`, citing the report, the field as
   printed and the operation row that shows it.
+* :func:`day_quantity` answers a quantity asked about one day ("how deep were
+  we on Thanksgiving?", :func:`asked_quantity`) from what the reports covering
+  that day print: a report dated D covers 06:00 on D-1 to 06:00 on D, so a day
+  is covered by two reports, and the rows that began on it say the rest.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,9 +30,17 @@ from dataclasses import dataclass
 from ddrsearch.errors import PatternError
 
 __all__ = [
+    "DAY_LOG_WORDS",
+    "DAY_QUANTITIES",
+    "DAY_QUANTITY_WORDS",
     "DEFAULT_K",
     "Answer",
+    "DayAnswer",
+    "DayReading",
     "JumpResult",
+    "asked_quantity",
+    "asks_day_log",
+    "day_quantity",
     "event_sequence",
     "extreme",
     "find_jumps",
@@ -302,3 +315,219 @@ def extreme(frame, long, field: str, *, how: str = "max", question: str = "") ->
                           int(r["report_number"]), r["date"], field, _raw(long, r["report"], field),
                           detail=str(flags.iloc[0]) if len(flags) else ""))
     return out
+
+
+#: The quantities a question about one day can ask for: a pattern of its words (lower case) -> the typed
+#: field read (a name of :data:`ddrsearch.reading.fields.FIELDS`); the first pattern that matches wins.
+DAY_QUANTITIES: tuple[tuple[str, str], ...] = (
+    (r"\btvd\b|true vertical", "survey_tvd_ft"),
+    (r"\bhow deep\b|\bdepths?\b|\bmd\b|measured depth|where (?:was|were) (?:the|our) (?:bit|bha|string|drill ?string)"
+     r"|\bbit depth\b|how far down", "md_ft"),
+    (r"\bfootage\b|how (?:many|much) (?:feet|ft|hole)|(?:feet|ft) (?:of hole )?(?:drilled|made)|how far did we drill",
+     "footage_ft"),
+    (r"mud weight|\bmw\b|how heavy", "mud_weight_ppg"),
+    (r"inclination|\binc\b|hole angle", "inclination_deg"),
+    (r"azimuth", "azimuth_deg"),
+    (r"\brop\b|rate of penetration|penetration rate", "bit_rop_ft_per_hr"),
+    (r"pump pressure|standpipe pressure|\bspp\b", "pump_pressure_psi"),
+    (r"\btorque\b", "torque_ftlbf"),
+)
+
+#: The depth fields: for them the rows that began on the day and print a depth are cited.
+_DEPTH_FIELDS = ("md_ft", "survey_tvd_ft")
+
+
+#: Words a question about a day's quantity may hold besides the quantity and the day: how it asks
+#: (``what``, ``were``, ``we``), when in the day (``morning``, ``midnight``) and what is measured
+#: (``well``, ``hole``, ``bit``). Any other word makes it a question about an event on that day
+#: ("at what depth did we get stuck on Nov 25?"), which the rows' words answer.
+DAY_QUANTITY_WORDS = frozenset(
+    ["when", "what", "which", "where", "how", "did", "do", "does", "we", "us", "our", "i", "you", "was", "were", "is", "are", "be", "been", "there", "it", "its", "get", "got", "on", "at", "by", "in", "of", "for", "during", "over", "about", "around", "the", "a", "an", "day", "date", "today", "time", "then", "so", "far", "yet", "total", "current", "currently", "reach", "reached", "reaching", "morning", "afternoon", "evening", "night", "midnight", "noon", "start", "end", "beginning", "well", "hole", "bit", "bha", "string", "wellbore"])
+
+
+#: Words that ask what was done on a day ("what were we doing on Christmas Day?", "what happened on
+#: Nov 26?"), besides :data:`DAY_QUANTITY_WORDS`.
+DAY_LOG_WORDS = frozenset(["doing", "do", "done", "happen", "happens", "happened", "happening", "going", "activity", "activities", "operation", "operations", "work", "worked", "working", "rig", "crew", "up", "to", "status"])
+
+
+def _without_day(text: str) -> str:
+    """``text`` (normalised) without the day it names: a date, or a day in words."""
+    from ddrsearch.retrieval.structured import NAMED_DAY_RE
+
+    text = NAMED_DAY_RE.sub(" ", text)
+    return re.sub(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b", " ", text)
+
+
+def asks_day_log(question: str) -> bool:
+    """Whether ``question`` asks only what was done on the day it names: besides the day, it holds a word of
+    :data:`DAY_LOG_WORDS` and no word outside them and :data:`DAY_QUANTITY_WORDS`.
+
+    >>> asks_day_log("what were we doing on Christmas Day 2020")
+    True
+    >>> asks_day_log("did we drill on nov 26")
+    False
+    """
+    from ddrsearch.text.tokenizer import tokenize
+    from ddrsearch.text.words import normalize
+
+    words = tokenize(_without_day(normalize(question)))
+    return any(t in DAY_LOG_WORDS for t in words) and all(t in DAY_LOG_WORDS or t in DAY_QUANTITY_WORDS
+                                                          for t in words)
+
+
+def asked_quantity(question: str) -> str | None:
+    """The typed field a question about one day's quantity asks for, or ``None`` (:data:`DAY_QUANTITIES`).
+
+    Besides the quantity's words and the day (a date, or in words:
+    :data:`ddrsearch.retrieval.structured.NAMED_DAY_RE`), the question may hold only
+    :data:`DAY_QUANTITY_WORDS`; with any other word it asks about an event and ``None``
+    is returned.
+
+    >>> asked_quantity("how deep were we on thanksgiving")
+    'md_ft'
+    >>> asked_quantity("what was the mud weight on Nov 26?")
+    'mud_weight_ppg'
+    >>> asked_quantity("were we stuck on nov 26") is None
+    True
+    >>> asked_quantity("at what depth did we get stuck on nov 25") is None
+    True
+    """
+    from ddrsearch.text.tokenizer import tokenize
+    from ddrsearch.text.words import normalize
+
+    text = normalize(question)
+    for pattern, field in DAY_QUANTITIES:
+        m = re.search(pattern, text)
+        if m:
+            rest = _without_day(f"{text[:m.start()]} {text[m.end():]}")
+            return None if any(t not in DAY_QUANTITY_WORDS for t in tokenize(rest)) else field
+    return None
+
+
+@dataclass(frozen=True)
+class DayReading:
+    """What one report covering a day prints for a field.
+
+    Attributes:
+        report: the report's file name; ``report_number`` and ``date`` (RPT DATE) its identity.
+        start, end: the part of the day the report covers (naive datetimes, the rig's
+            time): 00:00 to 06:00 of the day for the report dated that day, 06:00 to
+            midnight for the one dated the next day.
+        at: when the printed value holds: the report time, 06:00 on ``date``
+            (:data:`ddrsearch.reading.layout.REPORT_DAY_START_HOUR`).
+        value: the field's value in ``unit``, ``None`` when blank or unreadable.
+        raw: the field as printed (``""`` when blank).
+        flag: a reason not to trust the value (:class:`ddrsearch.reading.fields.TypedValue`), ``""`` if none.
+    """
+
+    report: str
+    report_number: int
+    date: dt.date
+    start: dt.datetime
+    end: dt.datetime
+    at: dt.datetime
+    value: float | None
+    unit: str
+    raw: str
+    flag: str = ""
+
+
+@dataclass(frozen=True)
+class DayAnswer:
+    """A quantity on one day, from the reports covering it.
+
+    Attributes:
+        day: the calendar day asked about.
+        field: the typed field read (a name of :data:`ddrsearch.reading.fields.FIELDS`).
+        readings: one :class:`DayReading` per covering report, in time order (the
+            report dated ``day`` first, then the one dated the next day); empty
+            when no report covers the day.
+        rows: ``(report file name, row index)`` of the operation rows that began on
+            ``day`` (:func:`ddrsearch.reading.layout.row_start`) and print the answer,
+            in time order: for a depth field every such row printing a depth in feet,
+            for footage, every such row printing a drilled interval; for another field those
+            printing one of the readings' values.
+        drilled: ``(from, to)`` feet: the shallowest start and deepest end of the drilled
+            intervals (``drill from 6,526' to 6,724'``) the rows that began on ``day`` print,
+            for a depth or footage; ``None`` otherwise or when none does.
+        footage: the lengths of those intervals added up, feet (``None`` with ``drilled``).
+    """
+
+    day: dt.date
+    field: str
+    readings: tuple[DayReading, ...]
+    rows: tuple[tuple[str, int], ...] = ()
+    drilled: tuple[float, float] | None = None
+    footage: float | None = None
+
+
+def day_quantity(reports, day: dt.date, field: str) -> DayAnswer:
+    """The value of ``field`` on ``day`` as the reports covering it print it.
+
+    A report dated D covers 06:00 on D-1 to 06:00 on D
+    (:func:`ddrsearch.reading.layout.row_start`), so ``day`` is covered by the report
+    dated ``day`` (midnight to 06:00; its header value holds at 06:00 on ``day``) and
+    by the one dated the next day (06:00 to midnight; its value holds at 06:00 the
+    next morning). Both are read; the rows of either that began on ``day`` are
+    searched for the rows that print the answer.
+
+    Args:
+        reports: :class:`ddrsearch.reading.report.Report` objects (any order).
+        day: the calendar day.
+        field: a name of :data:`ddrsearch.reading.fields.FIELDS` (``"md_ft"``).
+
+    Returns:
+        A :class:`DayAnswer`; its ``readings`` are empty when no report covers ``day``.
+
+    Raises:
+        PatternError: unknown field.
+    """
+    from ddrsearch.reading.fields import FIELDS, typed_fields
+    from ddrsearch.reading.layout import REPORT_DAY_START_HOUR, row_start
+    from ddrsearch.retrieval.rowchoice import drilled_intervals, printed_depths
+    from ddrsearch.retrieval.structured import covering_reports
+
+    spec = {s.name: s for s in FIELDS}.get(field)
+    if spec is None:
+        raise PatternError(f"unknown field {field!r}; choose one of {', '.join(s.name for s in FIELDS)}.")
+    by_name = {r.file_name: r for r in reports}
+    names = covering_reports(day, {n: r.report_date for n, r in by_name.items()})
+    ordered = sorted((by_name[n] for n in names), key=lambda r: (r.report_date, r.file_name))
+    midnight = dt.datetime.combine(day, dt.time())
+    six = dt.time(REPORT_DAY_START_HOUR)
+    readings = []
+    for r in ordered:
+        tv = typed_fields(r)[field]
+        start, end = ((midnight, dt.datetime.combine(day, six)) if r.report_date == day
+                      else (dt.datetime.combine(day, six), midnight + dt.timedelta(days=1)))
+        readings.append(DayReading(r.file_name, r.report_number, r.report_date, start, end,
+                                   dt.datetime.combine(r.report_date, six), tv.value, spec.unit, tv.raw, tv.flag))
+    values = {v.value for v in readings if v.value is not None}
+    rows, ends, starts = [], [], []
+    began = []
+    for r in ordered:
+        for op in r.operations:
+            try:
+                when = row_start(r.report_date, op.start)
+            except ValueError:  # a FROM that is not a clock time gives no day
+                continue
+            if when.date() == day:
+                began.append((when, r, op))
+    for _, r, op in sorted(began, key=lambda t: (t[0], t[1].file_name, t[2].index)):
+        text = op.operations
+        intervals = drilled_intervals(text)
+        if field in _DEPTH_FIELDS:
+            prints = bool(printed_depths(text))
+        elif field == "footage_ft":
+            prints = bool(intervals)
+        else:
+            plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+            prints = any(re.search(rf"(?<![\d.]){re.escape(f'{v:g}')}(?![\d]|\.\d)", plain) for v in values)
+        if prints:
+            rows.append((r.file_name, op.index))
+        for a, b in intervals:
+            starts.append(a)
+            ends.append(b)
+    drilled = (min(starts), max(ends)) if ends and field in (*_DEPTH_FIELDS, "footage_ft") else None
+    footage = sum(b - a for a, b in zip(starts, ends)) if drilled is not None else None
+    return DayAnswer(day, field, tuple(readings), tuple(rows), drilled, footage)

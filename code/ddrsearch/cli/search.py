@@ -107,9 +107,23 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if not retriever.words_found(args.query):
         from ddrsearch.retrieval.structured import parse_date
 
-        named = parse_date(args.query, years=sorted({d.year for d in dates.values() if d}))
-        how = (f"by the day it names ({named.isoformat()}: the report of that date first) and by meaning"
-               if named else "by meaning alone and may be unrelated (check the spelling, or try the rig's words)")
+        structured = getattr(retriever, "structured_match", None)
+        match = structured(args.query) if structured is not None else None
+        known = sorted(d for d in dates.values() if d)
+        named = parse_date(args.query, years=sorted({d.year for d in known}),
+                           span=(known[0] - dt.timedelta(days=1), known[-1]) if known else None)
+        if match is not None and match.kind == "date" and match.day is not None:
+            covering = " and ".join(numbers.get(n, n) for n in match.scores)
+            how = (f"by the day it names ({match.day.isoformat()}: the rows that began on it, in {covering}, "
+                   "first) and by meaning")
+        elif named is not None and structured is not None:
+            how = (f"by meaning alone and may be unrelated: no report here covers {named.isoformat()}, "
+                   "the day it names")
+        elif named is not None:
+            how = (f"by meaning alone and may be unrelated: method {args.method} does not read the day it names "
+                   f"({named.isoformat()})")
+        else:
+            how = "by meaning alone and may be unrelated (check the spelling, or try the rig's words)"
         print(f"note: no word of {args.query!r} occurs in the rows searched; the results are ranked {how}.",
               file=sys.stderr)
     _print_spelling_notes(retriever, args.query)

@@ -576,10 +576,49 @@ class TunedHybridRetriever(TwoLegRetriever):
         # the bonus of each passage's report, through the reports' integer codes (no loop over the passages)
         codes, names = self._report_codes()
         bonus = np.array([match.scores.get(name, 0.0) or 0.0 for name in names], dtype=float)[codes]
+        if match.kind == "date" and match.day is not None:  # a day: the covering reports' rows that began on it
+            bonus = np.where(self.day_passages(match), bonus, 0.0)
         found = bonus != 0
         out = fused.copy()
         out[found] = np.nan_to_num(out[found], nan=0.0) + self.structured * bonus[found]
         return out
+
+    def day_passages(self, match) -> np.ndarray:
+        """Which passages answer a ``"date"`` match: shape ``(n,)``, bool.
+
+        The operation rows of the reports in ``match.scores`` (those covering
+        ``match.day``, :func:`~ddrsearch.retrieval.structured.covering_reports`) that began on
+        that day (:func:`ddrsearch.reading.layout.row_start`: a report dated D covers 06:00
+        on D-1 to 06:00 on D); every passage of a covering report none of whose rows
+        began on the day (a FROM that is not a clock time). The report dates are the
+        structured path's.
+        """
+        from ddrsearch.reading.layout import row_start
+
+        key = (id(self.passages), len(self.passages), match.day, tuple(sorted(match.scores)))
+        cached = self.__dict__.get("_day_passages_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        dates = {r["report"]: r["date"] for r in self.structured_index.rows} if self.structured_index else {}
+        mask = np.zeros(len(self.passages), dtype=bool)
+        covering: dict[str, list[int]] = {}
+        for i, p in enumerate(self.passages):
+            if p.report in match.scores:
+                covering.setdefault(p.report, []).append(i)
+        for positions in covering.values():
+            began = []
+            for i in positions:
+                p = self.passages[i]
+                if p.kind != "operation" or p.report not in dates:
+                    continue
+                try:
+                    if row_start(dates[p.report], p.start or "").date() == match.day:
+                        began.append(i)
+                except ValueError:  # a FROM that is not a clock time gives no day
+                    continue
+            mask[began or positions] = True
+        self._day_passages_cache = (key, mask)
+        return mask
 
     def _candidate_pool(self, scores: np.ndarray, n: int | None) -> np.ndarray:
         """The convex fusion's candidates of one leg: :meth:`top_passages`, unsorted when every passage is one.
@@ -642,8 +681,9 @@ class TunedHybridRetriever(TwoLegRetriever):
             return []
         terms = set(self.query_terms(query))
         match = self.structured_match(query)
+        keep = self.day_passages(match) if match is not None and match.kind == "date" and match.day else None
         chosen = self._row_table().choose(order, rule=self.row, terms=terms, idf=self._idf(), scores=scores,
-                                          depths=match.depths if match is not None else None)
+                                          depths=match.depths if match is not None else None, keep=keep)
         out = []
         for rank, (rep, (best, held)) in enumerate(zip(order, chosen, strict=True), start=1):
             p = self.passages[best]

@@ -56,7 +56,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["ROW_RULES", "RowTable", "choose_row", "drills_across", "lucene_idf", "prints_depth"]
+__all__ = ["ROW_RULES", "RowTable", "choose_row", "drilled_intervals", "drills_across", "lucene_idf", "printed_depths",
+           "prints_depth"]
 
 #: The rules for the row shown for a hit (see the module docstring).
 ROW_RULES: tuple[str, ...] = ("fused", "terms", "answer", "local")
@@ -76,24 +77,41 @@ _INTERVAL = re.compile(r"(\d{1,2},\d{3}|\d{3,5})\s*(?:'|ft\.?|feet)?\s*(?:to|-)\
 _DRILLING = re.compile(r"\b(?:drill(?:ed|ing)?|rotary|rotat(?:e|ed|ing)|slid(?:e|ing))\b", re.IGNORECASE)
 
 
+def drilled_intervals(text: str) -> list[tuple[float, float]]:
+    """The intervals ``A to B`` (feet, ``A < B``) a drilling row prints; ``[]`` for a row that drills nothing.
+
+    >>> drilled_intervals("Drill rotate and slide from 6,526' - 6,724'. 198 ft @ 28.23 FPH")
+    [(6526.0, 6724.0)]
+    >>> drilled_intervals("Trip in Hole from 5,119' to 6,526'")
+    []
+    """
+    if not _DRILLING.search(text):
+        return []
+    out = []
+    for a, b in _INTERVAL.findall(text):
+        low, high = float(a.replace(",", "")), float(b.replace(",", ""))
+        if low < high:
+            out.append((low, high))
+    return out
+
+
 def drills_across(text: str, depth: float) -> bool:
     """Whether ``text`` is a drilling row that prints an interval ``A to B`` (feet) with ``A < depth <= B``.
 
     ``"Rotary drill from 7,990' to 8,024'"`` drills across 8,000 ft; ``"Run in hole to 5,750'"`` (no
     drilling) and ``"Trip in hole to 8,024'"`` (one depth) do not; no slack at either end.
     """
-    if not _DRILLING.search(text):
-        return False
-    for a, b in _INTERVAL.findall(text):
-        low, high = float(a.replace(",", "")), float(b.replace(",", ""))
-        if low < depth <= high:
-            return True
-    return False
+    return any(low < depth <= high for low, high in drilled_intervals(text))
+
+
+def printed_depths(text: str) -> list[float]:
+    """The depths in feet ``text`` prints (``6,526'``, ``5,119 ft``, ``6,526' - 6,724'``), in order."""
+    return [float(d.replace(",", "")) for d in _DEPTH.findall(text)]
 
 
 def prints_depth(text: str, depth: tuple[float, float]) -> bool:
     """Whether ``text`` prints a depth (feet) within ``depth = (low, high)``, one foot of slack either side."""
-    return any(depth[0] - 1 <= float(d.replace(",", "")) <= depth[1] + 1 for d in _DEPTH.findall(text))
+    return any(depth[0] - 1 <= d <= depth[1] + 1 for d in printed_depths(text))
 
 
 def choose_row(candidates: Sequence[int], *, rule: str, terms: set[str], row_terms: Callable[[int], set[str]],
@@ -216,8 +234,8 @@ class RowTable:
         return self.positions[report], ids, counts, header
 
     def choose(self, reports: Sequence[str], *, rule: str, terms: set[str], idf: Mapping[str, float],
-               scores: np.ndarray, depths: Mapping[str, tuple[float, float]] | None = None
-               ) -> list[tuple[int, tuple[str, ...]]]:
+               scores: np.ndarray, depths: Mapping[str, tuple[float, float]] | None = None,
+               keep: np.ndarray | None = None) -> list[tuple[int, tuple[str, ...]]]:
         """For each of ``reports``, the position :func:`choose_row` picks and the question's terms it holds.
 
         Args:
@@ -227,6 +245,8 @@ class RowTable:
             idf: term -> IDF over every indexed passage (terms absent weigh 0).
             scores: fused passage scores, shape ``(passages,)``; ``nan`` = not retrieved.
             depths: report -> the depth range (feet) the structured path answered for it.
+            keep: shape ``(passages,)``, bool: the passages a report's row is chosen among when it has
+                any (the rows that began on the day a question names); ``None``: all of them.
 
         Returns:
             One ``(position, held terms sorted)`` per report, in the order of ``reports``.
@@ -258,8 +278,9 @@ class RowTable:
         held[owner[found], cols[found]] = True
         fused = scores[pos].astype(float)
         fused[np.isnan(fused)] = -np.inf  # nan (not retrieved) sorts last
+        kept = np.ones(len(pos), dtype=bool) if keep is None else keep[pos]
         if rule == "fused":
-            order = np.lexsort((pos, -fused, group))
+            order = np.lexsort((pos, -fused, ~kept, group))
         else:
             covered = np.round(held @ np.array([idf.get(t, 0.0) for t in words], dtype=float), 9)
             prints = np.zeros(len(pos), dtype=bool)
@@ -269,15 +290,15 @@ class RowTable:
                     for m in range(starts[g], starts[g] + sizes[g]):
                         prints[m] = prints_depth(self.texts[pos[m]], depth)
             if rule == "terms":
-                keys = (pos, -fused, -covered, ~prints, group)
+                keys = (pos, -fused, -covered, ~prints, ~kept, group)
             elif rule == "answer":
-                keys = (pos, -fused, header, -covered, ~prints, group)
+                keys = (pos, -fused, header, -covered, ~prints, ~kept, group)
             else:
                 df = np.add.reduceat(held.astype(np.int64), starts, axis=0) if len(words) else held[:len(reports)]
                 n = sizes[:, None].astype(float)
                 local_idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
                 local = np.round(np.where(held, local_idf[group], 0.0).sum(axis=1), 9)
-                keys = (pos, -fused, header, -covered, -local, ~prints, group)
+                keys = (pos, -fused, header, -covered, -local, ~prints, ~kept, group)
             order = np.lexsort(keys)
         chosen = order[starts]  # sorted by report first: each report's best is at its start
         return [(p, tuple(w for w, h in zip(words, row, strict=True) if h))

@@ -8,7 +8,9 @@ typed fields of :mod:`ddrsearch.reading.fields`:
 
 * a **date** (``2020-12-25``, ``12/25/2020``, ``December 25 2020``,
   ``Dec 25``, or a holiday: Christmas, Christmas Eve, New Year's Day and
-  Eve, Thanksgiving, Halloween, Veterans Day) -> the report of that date;
+  Eve, Thanksgiving, Halloween, Veterans Day) -> the two reports covering that
+  day (:func:`covering_reports`: a report dated D covers 06:00 on D-1 to 06:00
+  on D), whose rows that began on it the tuned pipeline scores;
 * a **depth passed** (``past``/``pass``/``reach``/``cross``/``beyond`` N
   ``ft``/``feet``/``'``) -> the first report whose MD is at least N
   (:func:`ddrsearch.answers.patterns.first_reaching`'s rule);
@@ -31,20 +33,27 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ddrsearch.reading.fields import FIELDS, read_tables, typed_fields
 from ddrsearch.reading.report import Report
 from ddrsearch.text.words import normalize
 
-__all__ = ["StructuredIndex", "StructuredMatch", "parse_date", "plausible"]
+__all__ = ["HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch", "covering_reports",
+           "parse_date", "plausible"]
 
-_MONTHS = {m: i for i, m in enumerate(
+#: Month names and their abbreviations (lower case) -> month number: the one list of them in the package.
+MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
      "november", "december"], start=1)}
-_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
+MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
+MONTHS["sept"] = 9
+
+#: A month name or abbreviation, with an optional full stop (case-insensitive).
+MONTH_RE = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+
+
 _NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _FEET = r"\s*(?:ft|feet|foot|')"
 #: The verbs of a "which day did we pass N ft?" question, up to the number.
@@ -78,19 +87,57 @@ def _holidays(year: int) -> dict[str, dt.date]:
             "veterans day": dt.date(year, 11, 11)}
 
 
-def parse_date(query: str, years: Sequence[int] = ()) -> dt.date | None:
+#: The holidays :func:`parse_date` reads, as a question writes them (lower case, after
+#: :func:`ddrsearch.text.words.normalize`); their dates in a year come from :func:`_holidays`.
+HOLIDAYS = tuple(_holidays(2000))
+
+
+def _holiday_pattern(name: str) -> str:
+    return r"\s+".join(re.escape(w).replace("'", "['\u2019]?") for w in name.split())
+
+
+#: A day named in words, as :func:`parse_date` reads it besides the numeric forms: ``Nov 26``,
+#: ``26th of November``, ``Thanksgiving``, ``Christmas Day 2020`` (case-insensitive; with its year, if given).
+NAMED_DAY_RE = re.compile(
+    rf"\b(?:{MONTH_RE}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}"
+    rf"|{'|'.join(_holiday_pattern(h) for h in sorted(HOLIDAYS, key=len, reverse=True))})(?:\s+day)?"
+    r"(?:,?\s+(?:19|20)\d{2})?\b", re.IGNORECASE)
+
+
+def covering_reports(day: dt.date, dates: Mapping[str, dt.date]) -> list[str]:
+    """The reports that cover ``day``: the one dated the next day (06:00 to midnight), then the one dated ``day``.
+
+    A report dated D covers 06:00 on D-1 to 06:00 on D
+    (:data:`ddrsearch.reading.layout.REPORT_DAY_START_HOUR`); two reports of one date are both listed,
+    by name.
+
+    Args:
+        day: the calendar day.
+        dates: report file name -> its RPT DATE.
+    """
+    after, on = day + dt.timedelta(days=1), day
+    return sorted(n for n, d in dates.items() if d == after) + sorted(n for n, d in dates.items() if d == on)
+
+
+def parse_date(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, dt.date] | None = None
+               ) -> dt.date | None:
     """The calendar date a query names, or ``None``.
 
     Args:
         query: the question.
         years: years to try when the query gives none (the archive's years,
-            earliest first); the first year that makes a date in ``years``'
-            span wins. Without them a date without a year is ``None``.
+            earliest first). Without them a date without a year is ``None``.
+        span: the first and last day the reports cover; given, the first year
+            of ``years`` whose date falls within it wins ("New Year's Day" in
+            reports of 2020-10-21 to 2021-01-06 is 2021-01-01), failing that
+            the first year that makes a date. Without it the first year wins.
 
     >>> parse_date("what were we doing on Christmas Day 2020")
     datetime.date(2020, 12, 25)
     >>> parse_date("report of 11/26/2020")
     datetime.date(2020, 11, 26)
+    >>> parse_date("new year's day", [2020, 2021], span=(dt.date(2020, 10, 20), dt.date(2021, 1, 6)))
+    datetime.date(2021, 1, 1)
     """
     text = normalize(query)
     year_m = re.search(r"\b(19|20)\d{2}\b", text)
@@ -102,19 +149,23 @@ def parse_date(query: str, years: Sequence[int] = ()) -> dt.date | None:
     if m:
         y = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
         return _safe_date(y, int(m[1]), int(m[2]))
-    names = "|".join(sorted(_MONTHS, key=len, reverse=True))
+    names = "|".join(sorted(MONTHS, key=len, reverse=True))
     m = re.search(rf"\b({names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", text) or \
         re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({names})\b", text)
+    found = []
     for y in year_list:
         if m:
             month, day = (m[1], m[2]) if not m[1].isdigit() else (m[2], m[1])
-            d = _safe_date(y, _MONTHS[month], int(day))
+            d = _safe_date(y, MONTHS[month], int(day))
             if d:
-                return d
+                found.append(d)
+                continue
         for name, d in sorted(_holidays(y).items(), key=lambda t: -len(t[0])):
             if re.search(rf"\b{re.escape(name)}\b", text):
-                return d
-    return None
+                found.append(d)
+                break
+    inside = [d for d in found if span is not None and span[0] <= d <= span[1]]
+    return (inside or found or [None])[0]
 
 
 def _safe_date(y: int, m: int, d: int) -> dt.date | None:
@@ -163,6 +214,9 @@ class StructuredMatch:
             (``"extreme"``, in the field's unit), when one decides the answer.
         field: the typed field an ``"extreme"`` was read from (a name of :data:`ddrsearch.reading.fields.FIELDS`).
         holders: every report holding that extreme (``scores`` gives at most three reports a score).
+        day: the calendar day a ``"date"`` match names; its ``scores`` are the reports covering it
+            (:func:`covering_reports`), and only their rows that began on it answer (the tuned
+            pipeline gives the bonus to those rows alone).
     """
 
     kind: str
@@ -173,6 +227,7 @@ class StructuredMatch:
     value: float | None = None
     field: str = ""
     holders: tuple[str, ...] = ()
+    day: dt.date | None = None
 
 
 _EXTREMES = (
@@ -234,14 +289,17 @@ class StructuredIndex:
             if md is not None:
                 prev = max(prev, md)
         self.years = sorted({row["date"].year for row in rows})
+        # the days the reports cover: from 06:00 the day before the first report's date to its last date
+        self.span = (rows[0]["date"] - dt.timedelta(days=1), rows[-1]["date"]) if rows else None
 
     def score(self, query: str) -> StructuredMatch | None:
         """The reports answering ``query`` from typed fields, or ``None`` when it has no numeric/date pattern."""
         text = normalize(query)
-        date = parse_date(text, self.years)
+        date = parse_date(text, self.years, span=self.span)
         if date is not None:
-            hits = {r["report"]: 1.0 for r in self.rows if r["date"] == date}
-            return StructuredMatch("date", hits, detail=f"report dated {date.isoformat()}") if hits else None
+            hits = {name: 1.0 for name in covering_reports(date, {r["report"]: r["date"] for r in self.rows})}
+            return StructuredMatch("date", hits, detail=f"rows that began on {date.isoformat()}",
+                                   day=date) if hits else None
         m = re.search(_PASS + rf"{_NUM}{_FEET}", text)
         if m:
             n = _number(m[1])
