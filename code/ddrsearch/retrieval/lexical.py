@@ -297,6 +297,19 @@ class BM25Retriever(Retriever):
             self._df = {t: int(counts[i]) for t, i in self._bm25.vocab_dict.items() if i < len(counts) and t}
         return self._df
 
+    def postings(self, term: str) -> np.ndarray:
+        """Positions of the passages whose terms hold ``term`` (as :attr:`tokenize` writes it), ascending, int64.
+
+        Read from the index's column of ``term`` (no passage is tokenized); empty for a term it does not hold.
+        """
+        vocab = self._bm25.vocab_dict
+        if term not in self._vocab or term not in vocab:
+            return np.empty(0, dtype=np.int64)
+        scores = self._bm25.scores
+        t = vocab[term]
+        return np.sort(np.asarray(scores["indices"][int(scores["indptr"][t]):int(scores["indptr"][t + 1])],
+                                  dtype=np.int64))
+
     def term_scores(self, term: str) -> np.ndarray:
         """BM25 score of every passage for the one term ``term``, shape ``(n passages,)`` (0 where it is absent)."""
         if term not in self._vocab:
