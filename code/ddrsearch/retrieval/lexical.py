@@ -323,19 +323,23 @@ class BM25Retriever(Retriever):
         :meth:`term_scores` arrays (a term's column holds each passage once and
         a passage without the term adds 0), but only the passages holding a
         term are touched: RM3's feedback terms cost their postings, not a pass
-        over every passage each.
+        over every passage each. The postings of all the terms are summed in
+        one ``np.bincount``, which adds them in term order, as the sum does.
         """
-        out = np.zeros(len(self.passages))
         engine = self._bm25
         vocab, scores = engine.vocab_dict, engine.scores
         data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
+        where, values = [], []
         for term, weight in weighted:
             if term not in self._vocab or term not in vocab:
                 continue
             t = vocab[term]
             start, end = int(indptr[t]), int(indptr[t + 1])
-            out[indices[start:end]] += weight * data[start:end].astype(float)
-        return out
+            where.append(indices[start:end])
+            values.append(weight * data[start:end].astype(float))
+        if not where:
+            return np.zeros(len(self.passages))
+        return np.bincount(np.concatenate(where), weights=np.concatenate(values), minlength=len(self.passages))
 
     def _scores(self, terms: list[str]) -> np.ndarray:
         """bm25s's ``get_scores(terms)``, summed by :func:`summed_scores` (same values, no ``np.add.at``)."""
