@@ -184,8 +184,13 @@ def _report_entry(r: Report, digest: str, n_passages: int) -> dict:
             "path": str(path.resolve()), "passages": n_passages}
 
 
-def _pipeline(reports: list[Report], embedder: Embedder | None) -> HybridRetriever:
-    """The default pipeline over ``reports``, built by :func:`ddrsearch.retrieval.pipeline.build_retriever`."""
+def _pipeline(reports: list[Report], embedder: Embedder | None, *, warm: bool = True) -> HybridRetriever:
+    """The default pipeline over ``reports``, built by :func:`ddrsearch.retrieval.pipeline.build_retriever`.
+
+    With ``warm``, what the first search would pay for is computed now (the lexicon's vectors, into the
+    embedding cache): an index build does; an add does not, since the build before it did (with an empty
+    cache the 2,838 lexicon texts would be embedded to add one report).
+    """
     options = {"dense_options": {"embedder": embedder}} if embedder is not None else {}
     retriever = build_retriever(METHOD, reports, **options)
     tokenize = retriever.bm25.tokenize
@@ -194,9 +199,9 @@ def _pipeline(reports: list[Report], embedder: Embedder | None) -> HybridRetriev
     if empty:
         raise EmptyCorpusError(f"{len(empty)} report(s) have no searchable text (no passage with a word BM25 can "
                                f"match): {', '.join(empty)}. Check that these PDFs have a text layer and filled-in rows.")
-    warm = getattr(retriever, "warm", None)  # the lexicon's vectors into the cache, with the passages'
-    if warm is not None:
-        warm()
+    prepare = getattr(retriever, "warm", None)  # the lexicon's vectors into the cache, with the passages'
+    if warm and prepare is not None:
+        prepare()
     return retriever
 
 
@@ -379,7 +384,7 @@ class _Prepared:
 
 def _prepare(todo: list[Path], embedder: Embedder) -> _Prepared:
     reports = read_reports(todo)
-    new = _pipeline(reports, embedder)
+    new = _pipeline(reports, embedder, warm=False)
     rows = {}
     for r in reports:
         idx = [i for i, p in enumerate(new.passages) if p.report == r.file_name]
