@@ -456,8 +456,13 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     rows: dict[str, tuple[list, np.ndarray]] = {}
     old_passages, old_vectors = generation.passages(), generation.vectors()
     keep = [e for e in generation.header["reports"] if e["file_name"] not in result.replaced]
-    for name in {e["file_name"] for e in keep}:
-        idx = [i for i, p in enumerate(old_passages) if p.report == name]
+    kept_names = {e["file_name"] for e in keep}
+    positions: dict[str, list[int]] = {}  # each kept report's passages, in index order (one pass over them)
+    for i, p in enumerate(old_passages):
+        if p.report in kept_names:
+            positions.setdefault(p.report, []).append(i)
+    for name in kept_names:
+        idx = positions.get(name, [])
         rows[name] = ([old_passages[i] for i in idx], old_vectors[idx])
     indexed_texts = {tuple(p.text for p in rows[name][0]): name for name in rows}
     new_reports = [r for name, r in prepared.reports.items() if name in todo]
@@ -480,7 +485,7 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     new = prepared.pipeline
     new.bm25.index(passages)  # the pipeline's BM25 leg, re-indexed over every passage
     header = generation.header
-    kept = [rec for rec in header.get("structured", []) if rec["report"] in {e["file_name"] for e in keep}]
+    kept = [rec for rec in header.get("structured", []) if rec["report"] in kept_names]
     structured = sorted(kept + StructuredIndex(new_reports).to_records(),
                         key=lambda rec: (rec["date"], rec["report"]))
     old_records = generation.json_file(REPORTS_FILE)
