@@ -22,7 +22,11 @@ reports; a stale index is not used (the command line says so in one line
 and how to rebuild). :func:`add_reports` parses, chunks and embeds only the
 new reports, re-indexes BM25 over all passages (its IDF depends on every
 passage) and writes a new generation; its results are identical to a full
-rebuild over the same reports. A report whose bytes are already indexed
+rebuild over the same reports, but for the new passages' vectors when the
+model's ONNX export is current: :func:`~ddrsearch.embedding.encoder.passage_embedder`
+then embeds them without PyTorch, within 1e-5 cosine of the model's (each
+added report's entry then says ``"embedded_by": "onnxruntime"``; an entry
+without it was embedded by sentence-transformers). A report whose bytes are already indexed
 under another name is refused (:class:`~ddrsearch.errors.DuplicateReportError`).
 """
 
@@ -43,7 +47,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ddrsearch import __version__, settings
-from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.embedding.encoder import Embedder, OnnxPassageEmbedder, passage_embedder
 from ddrsearch.embedding.model import resolve_model
 from ddrsearch.errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
 from ddrsearch.hashing import sha256_file, text_sha256
@@ -405,6 +409,10 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     read again and the new generation is built on the one current then, so
     two ``index add`` of different reports at the same time both land.
 
+    The new passages are embedded by ``embedder``; by default
+    :func:`~ddrsearch.embedding.encoder.passage_embedder`'s: the model's ONNX
+    export when it is current (no PyTorch imported), else sentence-transformers.
+
     Raises:
         SearchIndexError: no index at ``index_dir``; the lock stays held by another writer; the disk is full.
         StaleIndexError: the index was built with another model or pipeline
@@ -418,7 +426,7 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     generation = current_generation(index_dir)
     if generation is None:
         raise SearchIndexError(f"No index at {index_dir}; build one first with: ddrsearch index build")
-    embedder = embedder or Embedder()
+    embedder = embedder or passage_embedder()
     _refuse_stale(generation, index_dir, embedder)
     digests = {path: sha256_file(path) for path in paths}
     result, batch = _plan(paths, digests, generation)
@@ -475,7 +483,9 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     result.passages = 0
     for r in new_reports:
         rows[r.file_name] = prepared.rows[r.file_name]
-        entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(rows[r.file_name][0])), "origin": "add"}
+        entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(rows[r.file_name][0])), "origin": "add",
+                                **({"embedded_by": embedder.made_by or "onnxruntime"}
+                                   if isinstance(embedder, OnnxPassageEmbedder) else {})}
         result.passages += len(rows[r.file_name][0])
     order = [s.file_name for s in sort_reports(
         SimpleNamespace(report_number=e["report_number"], phase=e["phase"], file_name=e["file_name"])
