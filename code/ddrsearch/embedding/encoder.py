@@ -365,6 +365,10 @@ class Embedder:
         :class:`ddrsearch.retrieval.adaptation.AdaptedEmbedder`) changes them here, and
         then also its :attr:`model_dir`, so that its vectors are cached apart.
         """
+        return self._model_vectors(texts)
+
+    def _model_vectors(self, texts: list[str]) -> np.ndarray:
+        """sentence-transformers' unit vectors of ``texts``: float32 ``(len(texts), dim)``."""
         vecs = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,
@@ -575,7 +579,7 @@ class OnnxPassageEmbedder(Embedder):
 
         if any(len(t) > MAX_QUERY_CHARS for t in texts):
             self.made_by = "sentence-transformers"
-            return super()._embed(texts)
+            return self._model_vectors(texts)
         self.made_by = "onnxruntime"
         return self._encoder.encode(texts)
 
