@@ -50,7 +50,20 @@ if TYPE_CHECKING:  # heavy imports (torch, transformers) only when a model is lo
 
     from ddrsearch.embedding.onnx_encoder import OnnxQueryEncoder
 
-__all__ = ["CACHE_DIR_ENV", "QUERY_ENCODER_ENV", "QUERY_THREADS", "CacheWarning", "Embedder", "count_word_pieces", "default_cache_dir", "query_text", "query_threads", "truncation_report"]
+__all__ = [
+    "CACHE_DIR_ENV",
+    "QUERY_ENCODER_ENV",
+    "QUERY_THREADS",
+    "CacheWarning",
+    "Embedder",
+    "OnnxPassageEmbedder",
+    "count_word_pieces",
+    "default_cache_dir",
+    "passage_embedder",
+    "query_text",
+    "query_threads",
+    "truncation_report",
+]
 
 def query_text(query: str) -> str:
     """``query`` as a question is embedded: Unicode NFKC, format characters (category Cf) removed.
@@ -352,6 +365,10 @@ class Embedder:
         :class:`ddrsearch.retrieval.adaptation.AdaptedEmbedder`) changes them here, and
         then also its :attr:`model_dir`, so that its vectors are cached apart.
         """
+        return self._model_vectors(texts)
+
+    def _model_vectors(self, texts: list[str]) -> np.ndarray:
+        """sentence-transformers' unit vectors of ``texts``: float32 ``(len(texts), dim)``."""
         vecs = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True,
             convert_to_numpy=True, show_progress_bar=False,
@@ -519,3 +536,67 @@ def truncation_report(
 ) -> pd.DataFrame:
     """Module-level shortcut for :meth:`Embedder.truncation_report` (no cache involved)."""
     return Embedder(model_path=model_path, cache_dir=False).truncation_report(texts)
+
+
+class OnnxPassageEmbedder(Embedder):
+    """An :class:`Embedder` whose vectors come from the ONNX export of its model, without PyTorch.
+
+    For a few new passages (``ddrsearch index add``), where importing PyTorch
+    and sentence-transformers costs more than embedding them. Each text is one
+    forward pass of :meth:`ddrsearch.embedding.onnx_encoder.OnnxQueryEncoder.encode`
+    (the first 256 word pieces, ``[CLS]`` and ``[SEP]`` included, as
+    sentence-transformers truncates; no padding); on the archive's 771
+    passages the vectors are within 1.2e-7 cosine distance of the
+    sentence-transformers ones (``tests/embedding/test_encoder_onnx_passages.py``
+    asserts 1e-5). A text longer than
+    :data:`~ddrsearch.embedding.onnx_encoder.MAX_QUERY_CHARS` characters sends
+    the whole call through sentence-transformers instead.
+
+    Its vectors are cached apart from the model's (``<source.key>_len256_onnx``),
+    so a vector in the model's cache is always one sentence-transformers made.
+
+    Args:
+        encoder: the ONNX export to use (:func:`ddrsearch.embedding.onnx_encoder.open_export`).
+        model_path, cache_dir, batch_size: as :class:`Embedder`.
+
+    Attributes:
+        made_by: ``"onnxruntime"`` after a call that ran the export, ``"sentence-transformers"``
+            after one that fell back to the model; ``None`` before any text was run.
+    """
+
+    def __init__(self, encoder: OnnxQueryEncoder, model_path=None, cache_dir=None, batch_size: int = 32) -> None:
+        super().__init__(model_path=model_path, cache_dir=cache_dir, batch_size=batch_size)
+        self._encoder = encoder
+        self.made_by: str | None = None
+
+    @property
+    def model_dir(self) -> Path | None:
+        base = super().model_dir
+        return None if base is None else base.with_name(base.name + "_onnx")
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        from ddrsearch.embedding.onnx_encoder import MAX_QUERY_CHARS
+
+        if any(len(t) > MAX_QUERY_CHARS for t in texts):
+            self.made_by = "sentence-transformers"
+            return self._model_vectors(texts)
+        self.made_by = "onnxruntime"
+        return self._encoder.encode(texts)
+
+
+def passage_embedder(cache_dir: str | os.PathLike[str] | None = None) -> Embedder:
+    """The embedder for a few new passages: :class:`OnnxPassageEmbedder` when the model's ONNX export is current.
+
+    Else (no current export under the cache, ``DDRSEARCH_QUERY_ENCODER=torch``, the cache disabled or an
+    export that cannot be loaded) a plain :class:`Embedder`, which runs sentence-transformers. Never exports.
+    """
+    plain = Embedder(cache_dir=cache_dir)
+    if (settings.get(QUERY_ENCODER_ENV) or "onnx").lower() != "onnx" or plain.cache_dir is None:
+        return plain
+    from ddrsearch.embedding.onnx_encoder import open_export
+
+    try:
+        encoder = open_export(plain.cache_dir, plain.source)
+    except (OnnxExportError, ImportError, OSError):
+        encoder = None
+    return plain if encoder is None else OnnxPassageEmbedder(encoder, cache_dir=plain.cache_dir)

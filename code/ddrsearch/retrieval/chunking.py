@@ -45,29 +45,50 @@ DEFAULT_LIMIT = CONTENT_PIECES
 class WordPieces:
     """Counts and cuts text in the embedding model's word pieces (its tokenizer, no special tokens).
 
-    Only the tokenizer is loaded (transformers ``AutoTokenizer``), not the
-    model, from the folder :func:`ddrsearch.embedding.model.resolve_model` finds.
+    Only the tokenizer is loaded, not the model, from the folder
+    :func:`ddrsearch.embedding.model.resolve_model` finds: its ``tokenizer.json``
+    read by the ``tokenizers`` library, without truncation or padding (the
+    same normaliser, pre-tokenizer and vocabulary as the fast tokenizer that
+    transformers' ``AutoTokenizer`` wraps around that file, without importing
+    transformers and PyTorch); for a model without that file, ``AutoTokenizer``.
 
     Args:
         model_path: explicit model folder; default as in resolve_model.
     """
 
     def __init__(self, model_path: str | os.PathLike | None = None):
-        AutoTokenizer = import_quietly("transformers").AutoTokenizer  # no tqdm warning on stderr in Jupyter
-
         self.source = resolve_model(model_path)
-        self.tokenizer = AutoTokenizer.from_pretrained(self.source.location)
+        path = os.path.join(str(self.source.location), "tokenizer.json")
+        if os.path.isfile(path):
+            import tokenizers
+
+            self._fast = tokenizers.Tokenizer.from_file(path)
+            self._fast.no_truncation()
+            self._fast.no_padding()
+            self.tokenizer = None
+        else:
+            AutoTokenizer = import_quietly("transformers").AutoTokenizer  # no tqdm warning on stderr in Jupyter
+
+            self._fast = None
+            self.tokenizer = AutoTokenizer.from_pretrained(self.source.location)
+
+    def _pieces(self, texts: list[str]) -> list[tuple[list[int], list[tuple[int, int]]]]:
+        """Each text's piece ids and character offsets (no special tokens, no truncation)."""
+        if self._fast is not None:
+            return [(e.ids, e.offsets) for e in self._fast.encode_batch(texts, add_special_tokens=False)]
+        enc = self.tokenizer(texts, add_special_tokens=False, truncation=False, verbose=False,
+                             return_offsets_mapping=True)
+        return list(zip(enc["input_ids"], enc["offset_mapping"], strict=True))
 
     def count(self, text: str) -> int:
         """Number of word pieces of ``text`` (no special tokens, no truncation)."""
-        return len(self.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"])
+        return len(self._pieces([text])[0][0])
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """:meth:`count` for many texts at once (faster), in input order."""
         if not texts:
             return []
-        enc = self.tokenizer(list(texts), add_special_tokens=False, truncation=False, verbose=False)
-        return [len(ids) for ids in enc["input_ids"]]
+        return [len(ids) for ids, _ in self._pieces(list(texts))]
 
     def split(self, text: str, limit: int, overlap: int = 0) -> list[tuple[int, int]]:
         """Cut ``text`` into character spans of at most ``limit`` word pieces each.
@@ -85,8 +106,7 @@ class WordPieces:
         """
         if limit < 1 or not 0 <= overlap < limit:
             raise ValueError(f"need limit >= 1 and 0 <= overlap < limit, got limit={limit}, overlap={overlap}")
-        enc = self.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False, return_offsets_mapping=True)
-        offsets = enc["offset_mapping"]
+        offsets = [tuple(o) for o in self._pieces([text])[0][1]]
         if not offsets:
             return []
         # word boundaries: piece i starts a new word when a gap (whitespace) precedes it

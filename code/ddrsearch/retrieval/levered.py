@@ -488,22 +488,44 @@ class TunedHybridRetriever(TwoLegRetriever):
         pairs = proximity_pairs(self._plain_tokenize(query), self.numbers)
         if not pairs:  # most queries, with numbers="units": no word positions are needed at all
             return out
-        positions = self.__dict__.get("_positions")
-        if positions is None:
-            positions = []
-            for p in self.passages:
-                where: dict[str, list[int]] = defaultdict(list)
-                for j, t in enumerate(self._plain_tokenize(p.indexed_text)):
-                    where[t].append(j)
-                positions.append(where)
-            self._positions = positions
         for a, b in pairs:
-            near = np.array([bool(pos.get(a)) and bool(pos.get(b)) and
-                             any(abs(i - j) < self.window for i in pos[a] for j in pos[b]) for pos in positions])
+            near = np.zeros(n, dtype=bool)
+            for i in self._pair_candidates(a, b):
+                pos = self._word_positions(int(i))
+                if pos.get(a) and pos.get(b) and any(abs(x - y) < self.window for x in pos[a] for y in pos[b]):
+                    near[i] = True
             df = int(near.sum())
             if df:
                 out[near] += np.log(1 + (n - df + 0.5) / (df + 0.5))
         return out
+
+    def _word_positions(self, i: int) -> dict[str, list[int]]:
+        """Word -> its positions in passage ``i``'s indexed text (the plain tokens), worked out once per passage."""
+        cache = self.__dict__.get("_positions")
+        if cache is None or cache[0] is not self.passages or cache[1] != len(self.passages):
+            cache = self._positions = (self.passages, len(self.passages), {})
+        where = cache[2].get(i)
+        if where is None:
+            where = defaultdict(list)
+            for j, t in enumerate(self._plain_tokenize(self.passages[i].indexed_text)):
+                where[t].append(j)
+            cache[2][i] = where = dict(where)
+        return where
+
+    def _pair_candidates(self, a: str, b: str) -> np.ndarray:
+        """Positions of the passages that may hold both plain words ``a`` and ``b``: those whose BM25 terms hold both.
+
+        BM25's tokenizer writes every plain word as the plain tokenizer does (its glossary expansion only
+        appends words), except the words it drops besides the common stop words (``stop_extra``); a pair
+        holding one of those is looked for in every passage.
+        """
+        extra = self.__dict__.get("_extra_stops")
+        if extra is None:
+            extra = self._extra_stops = frozenset(t for w in getattr(self.bm25, "stop_extra", ())
+                                                  for t in self._plain_tokenize(w))
+        if a in extra or b in extra:
+            return np.arange(len(self.passages))
+        return np.intersect1d(self.bm25.postings(a), self.bm25.postings(b), assume_unique=True)
 
     def words_found(self, query: str) -> bool:
         """Whether any indexed passage holds a BM25 word of ``query`` (after the rewrites).

@@ -297,6 +297,19 @@ class BM25Retriever(Retriever):
             self._df = {t: int(counts[i]) for t, i in self._bm25.vocab_dict.items() if i < len(counts) and t}
         return self._df
 
+    def postings(self, term: str) -> np.ndarray:
+        """Positions of the passages whose terms hold ``term`` (as :attr:`tokenize` writes it), ascending, int64.
+
+        Read from the index's column of ``term`` (no passage is tokenized); empty for a term it does not hold.
+        """
+        vocab = self._bm25.vocab_dict
+        if term not in self._vocab or term not in vocab:
+            return np.empty(0, dtype=np.int64)
+        scores = self._bm25.scores
+        t = vocab[term]
+        return np.sort(np.asarray(scores["indices"][int(scores["indptr"][t]):int(scores["indptr"][t + 1])],
+                                  dtype=np.int64))
+
     def term_scores(self, term: str) -> np.ndarray:
         """BM25 score of every passage for the one term ``term``, shape ``(n passages,)`` (0 where it is absent)."""
         if term not in self._vocab:
@@ -310,19 +323,23 @@ class BM25Retriever(Retriever):
         :meth:`term_scores` arrays (a term's column holds each passage once and
         a passage without the term adds 0), but only the passages holding a
         term are touched: RM3's feedback terms cost their postings, not a pass
-        over every passage each.
+        over every passage each. The postings of all the terms are summed in
+        one ``np.bincount``, which adds them in term order, as the sum does.
         """
-        out = np.zeros(len(self.passages))
         engine = self._bm25
         vocab, scores = engine.vocab_dict, engine.scores
         data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
+        where, values = [], []
         for term, weight in weighted:
             if term not in self._vocab or term not in vocab:
                 continue
             t = vocab[term]
             start, end = int(indptr[t]), int(indptr[t + 1])
-            out[indices[start:end]] += weight * data[start:end].astype(float)
-        return out
+            where.append(indices[start:end])
+            values.append(weight * data[start:end].astype(float))
+        if not where:
+            return np.zeros(len(self.passages))
+        return np.bincount(np.concatenate(where), weights=np.concatenate(values), minlength=len(self.passages))
 
     def _scores(self, terms: list[str]) -> np.ndarray:
         """bm25s's ``get_scores(terms)``, summed by :func:`summed_scores` (same values, no ``np.add.at``)."""

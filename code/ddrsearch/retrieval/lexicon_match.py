@@ -27,6 +27,7 @@ from ddrsearch.embedding.encoder import Embedder
 from ddrsearch.errors import CacheWarning
 from ddrsearch.files import read_regular
 from ddrsearch.hashing import text_sha256
+from ddrsearch.retrieval.dense import scores_one_thread
 from ddrsearch.text.lexicon import Lexicon, LexiconEntry, default_lexicon
 
 __all__ = ["LexiconMatcher"]
@@ -120,7 +121,7 @@ class LexiconMatcher:
 
     def similarities(self, question: str) -> np.ndarray:
         """Each entry's best cosine similarity to ``question`` over its definition and plain phrasings, shape ``(n entries,)``."""
-        sims = self.matrix @ self.embedder.encode_query(question)
+        sims = scores_one_thread(self.matrix, self.embedder.encode_query(question))
         best = np.full(len(self.entries), -1.0)
         np.maximum.at(best, self.owner, sims)
         return best

@@ -22,7 +22,11 @@ reports; a stale index is not used (the command line says so in one line
 and how to rebuild). :func:`add_reports` parses, chunks and embeds only the
 new reports, re-indexes BM25 over all passages (its IDF depends on every
 passage) and writes a new generation; its results are identical to a full
-rebuild over the same reports. A report whose bytes are already indexed
+rebuild over the same reports, but for the new passages' vectors when the
+model's ONNX export is current: :func:`~ddrsearch.embedding.encoder.passage_embedder`
+then embeds them without PyTorch, within 1e-5 cosine of the model's (each
+added report's entry then says ``"embedded_by": "onnxruntime"``; an entry
+without it was embedded by sentence-transformers). A report whose bytes are already indexed
 under another name is refused (:class:`~ddrsearch.errors.DuplicateReportError`).
 """
 
@@ -43,7 +47,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ddrsearch import __version__, settings
-from ddrsearch.embedding.encoder import Embedder
+from ddrsearch.embedding.encoder import Embedder, OnnxPassageEmbedder, passage_embedder
 from ddrsearch.embedding.model import resolve_model
 from ddrsearch.errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
 from ddrsearch.hashing import sha256_file, text_sha256
@@ -184,8 +188,13 @@ def _report_entry(r: Report, digest: str, n_passages: int) -> dict:
             "path": str(path.resolve()), "passages": n_passages}
 
 
-def _pipeline(reports: list[Report], embedder: Embedder | None) -> HybridRetriever:
-    """The default pipeline over ``reports``, built by :func:`ddrsearch.retrieval.pipeline.build_retriever`."""
+def _pipeline(reports: list[Report], embedder: Embedder | None, *, warm: bool = True) -> HybridRetriever:
+    """The default pipeline over ``reports``, built by :func:`ddrsearch.retrieval.pipeline.build_retriever`.
+
+    With ``warm``, what the first search would pay for is computed now (the lexicon's vectors, into the
+    embedding cache): an index build does; an add does not, since the build before it did (with an empty
+    cache the 2,838 lexicon texts would be embedded to add one report).
+    """
     options = {"dense_options": {"embedder": embedder}} if embedder is not None else {}
     retriever = build_retriever(METHOD, reports, **options)
     tokenize = retriever.bm25.tokenize
@@ -194,9 +203,9 @@ def _pipeline(reports: list[Report], embedder: Embedder | None) -> HybridRetriev
     if empty:
         raise EmptyCorpusError(f"{len(empty)} report(s) have no searchable text (no passage with a word BM25 can "
                                f"match): {', '.join(empty)}. Check that these PDFs have a text layer and filled-in rows.")
-    warm = getattr(retriever, "warm", None)  # the lexicon's vectors into the cache, with the passages'
-    if warm is not None:
-        warm()
+    prepare = getattr(retriever, "warm", None)  # the lexicon's vectors into the cache, with the passages'
+    if warm and prepare is not None:
+        prepare()
     return retriever
 
 
@@ -379,7 +388,7 @@ class _Prepared:
 
 def _prepare(todo: list[Path], embedder: Embedder) -> _Prepared:
     reports = read_reports(todo)
-    new = _pipeline(reports, embedder)
+    new = _pipeline(reports, embedder, warm=False)
     rows = {}
     for r in reports:
         idx = [i for i, p in enumerate(new.passages) if p.report == r.file_name]
@@ -400,6 +409,10 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     read again and the new generation is built on the one current then, so
     two ``index add`` of different reports at the same time both land.
 
+    The new passages are embedded by ``embedder``; by default
+    :func:`~ddrsearch.embedding.encoder.passage_embedder`'s: the model's ONNX
+    export when it is current (no PyTorch imported), else sentence-transformers.
+
     Raises:
         SearchIndexError: no index at ``index_dir``; the lock stays held by another writer; the disk is full.
         StaleIndexError: the index was built with another model or pipeline
@@ -413,7 +426,7 @@ def add_reports(paths, index_dir: str | os.PathLike, *, embedder: Embedder | Non
     generation = current_generation(index_dir)
     if generation is None:
         raise SearchIndexError(f"No index at {index_dir}; build one first with: ddrsearch index build")
-    embedder = embedder or Embedder()
+    embedder = embedder or passage_embedder()
     _refuse_stale(generation, index_dir, embedder)
     digests = {path: sha256_file(path) for path in paths}
     result, batch = _plan(paths, digests, generation)
@@ -451,8 +464,13 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     rows: dict[str, tuple[list, np.ndarray]] = {}
     old_passages, old_vectors = generation.passages(), generation.vectors()
     keep = [e for e in generation.header["reports"] if e["file_name"] not in result.replaced]
-    for name in {e["file_name"] for e in keep}:
-        idx = [i for i, p in enumerate(old_passages) if p.report == name]
+    kept_names = {e["file_name"] for e in keep}
+    positions: dict[str, list[int]] = {}  # each kept report's passages, in index order (one pass over them)
+    for i, p in enumerate(old_passages):
+        if p.report in kept_names:
+            positions.setdefault(p.report, []).append(i)
+    for name in kept_names:
+        idx = positions.get(name, [])
         rows[name] = ([old_passages[i] for i in idx], old_vectors[idx])
     indexed_texts = {tuple(p.text for p in rows[name][0]): name for name in rows}
     new_reports = [r for name, r in prepared.reports.items() if name in todo]
@@ -465,7 +483,9 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     result.passages = 0
     for r in new_reports:
         rows[r.file_name] = prepared.rows[r.file_name]
-        entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(rows[r.file_name][0])), "origin": "add"}
+        entries[r.file_name] = {**_report_entry(r, digests[r.file_name], len(rows[r.file_name][0])), "origin": "add",
+                                **({"embedded_by": embedder.made_by or "onnxruntime"}
+                                   if isinstance(embedder, OnnxPassageEmbedder) else {})}
         result.passages += len(rows[r.file_name][0])
     order = [s.file_name for s in sort_reports(
         SimpleNamespace(report_number=e["report_number"], phase=e["phase"], file_name=e["file_name"])
@@ -475,7 +495,7 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     new = prepared.pipeline
     new.bm25.index(passages)  # the pipeline's BM25 leg, re-indexed over every passage
     header = generation.header
-    kept = [rec for rec in header.get("structured", []) if rec["report"] in {e["file_name"] for e in keep}]
+    kept = [rec for rec in header.get("structured", []) if rec["report"] in kept_names]
     structured = sorted(kept + StructuredIndex(new_reports).to_records(),
                         key=lambda rec: (rec["date"], rec["report"]))
     old_records = generation.json_file(REPORTS_FILE)
