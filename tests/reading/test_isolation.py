@@ -154,3 +154,34 @@ def test_a_script_without_a_main_guard_can_read_a_folder(archive_folder, tmp_pat
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=str(CODE)))
     assert done.returncode == 0 and done.stdout.split() == ["1"], done.stderr[-500:]
+
+
+def test_the_worker_imports_this_process_ddrsearch_not_one_in_the_current_folder(archive_folder, tmp_path,
+                                                                                 monkeypatch):
+    """Before: the worker (python -c) put the current folder first on its path, so a ddrsearch/ there was imported
+    in place of the parent's: a stub that exits made every file fail ('exited with code 3'), a stale copy would
+    have read with other code. After: the worker is given this process's sys.path before its first import."""
+    stub = tmp_path / "ddrsearch" / "reading"
+    stub.mkdir(parents=True)
+    (tmp_path / "ddrsearch" / "__init__.py").write_text("")
+    (stub / "__init__.py").write_text("")
+    (stub / "isolation.py").write_text("def _serve(*args):\n    raise SystemExit(3)\n")
+    monkeypatch.chdir(tmp_path)
+    reports, failures = read_each([archive_folder / REPORT_38])
+    assert failures == [] and [r.file_name for r in reports] == [REPORT_38]
+
+
+def test_a_path_entry_holding_the_path_separator_reaches_the_worker_whole(tmp_path):
+    """Before: sys.path went to the worker as PYTHONPATH, so an entry holding ':' was split and the worker silently
+    imported another ddrsearch. After: the worker imports the same copy as the process that started it."""
+    home = tmp_path / "a:b"
+    shutil.copytree(CODE / "ddrsearch", home / "ddrsearch", ignore=shutil.ignore_patterns("__pycache__"))
+    (home / "where_mod.py").write_text("def where(path, **kwargs):\n    import ddrsearch\n\n"
+                                       "    return ddrsearch.__file__\n")
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import where_mod\n"
+              "from ddrsearch.reading.isolation import IsolatedReader\n"
+              "with IsolatedReader(where_mod.where) as r:\n    print(r.read('x'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", script, str(home)], capture_output=True, text=True, env=env,
+                         timeout=120, check=True).stdout.strip()
+    assert out == str(home / "ddrsearch" / "__init__.py")

@@ -23,8 +23,8 @@ is read by a fresh worker. A worker that dies by itself (a crash in the PDF
 library, the kernel's out-of-memory killer) gives a
 :class:`~ddrsearch.errors.ReportError` naming the file and the signal.
 
-The worker is a fresh interpreter (``python -c``, this process's ``sys.path``
-given as ``PYTHONPATH``), never a fork of a parent that may hold PyTorch's
+The worker is a fresh interpreter (``python -c``, given this process's
+``sys.path`` before its first import), never a fork of a parent that may hold PyTorch's
 threads; it talks over a socket pair with :mod:`multiprocessing.connection`.
 It is started like multiprocessing's ``"spawn"`` method, but without what
 spawn adds: re-running the caller's main script in the worker (a script that
@@ -286,12 +286,19 @@ class IsolatedReader:
         from multiprocessing.connection import Connection
 
         mine, theirs = socket.socketpair()
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # this process's imports
+        # The worker imports exactly what this process does: its sys.path, set before the first import (not
+        # PYTHONPATH, which a path holding os.pathsep would split, and not -c's current folder first).
+        bootstrap = (f"import sys; sys.path[:] = {[p for p in sys.path if p]!r}; "
+                     f"from ddrsearch.reading.isolation import _serve; _serve({theirs.fileno()}, {os.getpid()})")
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-c", f"from ddrsearch.reading.isolation import _serve; _serve({theirs.fileno()}, "
-                                       f"{os.getpid()})"],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=2, env=env)
+            self.process = subprocess.Popen([sys.executable, "-c", bootstrap], pass_fds=(theirs.fileno(),),
+                                            stdin=subprocess.DEVNULL, stdout=2)
+        except OSError as exc:  # no interpreter to start (an embedded Python with an empty sys.executable)
+            mine.close()
+            raise ReportError(
+                f"{path}: the worker process that reads report files could not be started ({sys.executable!r}: "
+                f"{exc.strerror or exc}). Read in this process instead with DDRSEARCH_READ_ISOLATED=0 (the soft "
+                "limits only).", path) from exc
         finally:
             theirs.close()
         self.conn = Connection(mine.detach())

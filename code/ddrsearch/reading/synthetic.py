@@ -303,15 +303,8 @@ def write_nested_forms(path: str | os.PathLike, where: str, depth: int = 7, fan:
         xref = page.get_contents()[0]
         doc.update_stream(xref, doc.xref_stream(xref) + b"\n/Pattern cs /P0 scn 0 0 612 792 re f", compress=True)
     else:
-        glyph, type3 = doc.get_new_xref(), doc.get_new_xref()
-        doc.update_object(glyph, "<<>>")
-        doc.update_stream(glyph, b"1000 0 d0\n/X0 Do", compress=True)
-        doc.update_object(type3, f"<</Type/Font/Subtype/Type3/FontBBox[0 0 1000 1000]/FontMatrix[0.001 0 0 0.001 0 0]"
-                                 f"/CharProcs<</a {glyph} 0 R>>/Encoding<</Type/Encoding/Differences[97/a]>>"
-                                 f"/FirstChar 97/LastChar 97/Widths[1000]/Resources<</XObject<</X0 {forms[0]} 0 R>>>>>>")
-        doc.xref_set_key(resources, "Font", f"<</helv {font} 0 R/T3 {type3} 0 R>>")
-        xref = page.get_contents()[0]
-        doc.update_stream(xref, doc.xref_stream(xref) + b"\nBT /T3 12 Tf 72 600 Td (aaaa) Tj ET", compress=True)
+        type3 = _type3_font(doc, [b"1000 0 d0\n/X0 Do"], f"/XObject<</X0 {forms[0]} 0 R>>", first_code=97)
+        return _save_showing_type3(doc, page, resources, f"/helv {font} 0 R", type3, b"aaaa", path)
     doc.save(path, garbage=0, deflate=True)
     doc.close()
     return Path(path)
@@ -347,27 +340,38 @@ def write_type3_in_type3(path: str | os.PathLike, glyphs: int, form_bytes: int) 
     doc.update_object(form, f"<</Type/XObject/Subtype/Form/BBox[0 0 612 792]/Resources<</Font<</helv {helv} 0 R>>>>>>")
     line = b"BT /helv 1 Tf 10 10 Td (stuck pipe jar) Tj ET\n"
     doc.update_stream(form, line * max(1, form_bytes // len(line)), compress=True)
-
-    def type3(procs: list[bytes], resources: str) -> int:
-        xrefs = []
-        for proc in procs:
-            xrefs.append(doc.get_new_xref())
-            doc.update_object(xrefs[-1], "<<>>")
-            doc.update_stream(xrefs[-1], proc, compress=True)
-        font = doc.get_new_xref()
-        doc.update_object(font, "<</Type/Font/Subtype/Type3/FontBBox[0 0 1000 1000]/FontMatrix[0.001 0 0 0.001 0 0]"
-                                "/CharProcs<<" + "".join(f"/g{i} {x} 0 R" for i, x in enumerate(xrefs)) + ">>"
-                                "/Encoding<</Type/Encoding/Differences[0 " + " ".join(f"/g{i}" for i in range(len(xrefs)))
-                                + f"]>>/FirstChar 0/LastChar {len(xrefs) - 1}/Widths[{' '.join(['1000'] * len(xrefs))}]"
-                                f"/Resources<<{resources}>>>>")
-        return font
-
-    inner = type3([b"1000 0 d0\n/X0 Do"] * glyphs, f"/XObject<</X0 {form} 0 R>>")
-    outer = type3([b"1000 0 d0\nBT /B 1 Tf (\\000) Tj ET"], f"/Font<</B {inner} 0 R>>")
+    inner = _type3_font(doc, [b"1000 0 d0\n/X0 Do"] * glyphs, f"/XObject<</X0 {form} 0 R>>")
+    outer = _type3_font(doc, [b"1000 0 d0\nBT /B 1 Tf (\\000) Tj ET"], f"/Font<</B {inner} 0 R>>")
     resources = int(doc.xref_get_key(page.xref, "Resources")[1].split()[0])
-    doc.xref_set_key(resources, "Font", f"<</helv {helv} 0 R/T3 {outer} 0 R>>")
+    return _save_showing_type3(doc, page, resources, f"/helv {helv} 0 R", outer, b"\\000", path)
+
+
+def _type3_font(doc, procs: list[bytes], resources: str, first_code: int = 0) -> int:
+    """Add a Type3 font to ``doc`` whose glyph ``first_code + i`` runs ``procs[i]`` with ``resources``
+    (the inside of a /Resources dictionary); return the font's xref."""
+    xrefs = []
+    for proc in procs:
+        xrefs.append(doc.get_new_xref())
+        doc.update_object(xrefs[-1], "<<>>")
+        doc.update_stream(xrefs[-1], proc, compress=True)
+    font = doc.get_new_xref()
+    last = first_code + len(xrefs) - 1
+    doc.update_object(font, "<</Type/Font/Subtype/Type3/FontBBox[0 0 1000 1000]/FontMatrix[0.001 0 0 0.001 0 0]"
+                            "/CharProcs<<" + "".join(f"/g{i} {x} 0 R" for i, x in enumerate(xrefs)) + ">>"
+                            f"/Encoding<</Type/Encoding/Differences[{first_code} "
+                            + " ".join(f"/g{i}" for i in range(len(xrefs)))
+                            + f"]>>/FirstChar {first_code}/LastChar {last}/Widths[{' '.join(['1000'] * len(xrefs))}]"
+                            f"/Resources<<{resources}>>>>")
+    return font
+
+
+def _save_showing_type3(doc, page, resources: int, fonts: str, type3: int, shown: bytes,
+                        path: str | os.PathLike) -> Path:
+    """Put the Type3 font ``type3`` beside ``fonts`` in the page's /Resources (xref ``resources``) as /T3, show
+    ``shown`` (a PDF string's inside) in it at the end of the page's content, save ``doc`` to ``path`` and close it."""
+    doc.xref_set_key(resources, "Font", f"<<{fonts}/T3 {type3} 0 R>>")
     xref = page.get_contents()[0]
-    doc.update_stream(xref, doc.xref_stream(xref) + b"\nBT /T3 12 Tf 72 600 Td (\\000) Tj ET", compress=True)
+    doc.update_stream(xref, doc.xref_stream(xref) + b"\nBT /T3 12 Tf 72 600 Td (" + shown + b") Tj ET", compress=True)
     doc.save(path, garbage=0, deflate=True)
     doc.close()
     return Path(path)
