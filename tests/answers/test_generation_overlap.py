@@ -138,8 +138,36 @@ def test_numbers_are_compared_by_value_and_dates_and_times_by_their_parts():
     assert numbers_missing("Report 38 says so [D038-r08].", row, ["D038-r08"]) == []  # the cited id's numbers
     assert numbers_missing("Report 39 says so [D038-r08].", row, ["D038-r08"]) == ["39"]
     assert numbers_missing("Pumped 0.50 bbl [X].", "pumped 0.5 bbl") == []  # one value, two spellings
-    assert numbers_missing("Stuck at 11:30 pm and 1,983 m [D038-r08].", row) == ["11:30", "1983"]  # not converted
+    assert numbers_missing("Stuck at 11:30 pm, 2330 hrs, 4 a.m. [D038-r08].", row) == []  # a 12-hour and hhmm clock
+    assert numbers_missing("Stuck at 4:00 pm and 1,983 m [D038-r08].", row) == ["4:00", "1983"]  # 16:00; not converted
     assert numbers_missing("Stuck twice [D038-r08].", row) == []  # a number in words is not read
+
+
+def test_a_dates_parts_and_a_cited_ids_numbers_hold_only_a_date_and_a_report_number():
+    """From the adversarial pass: '25 ft' and '2,020 ft' were held by the row's date 2020-11-25, '38 feet per hour'
+    and 'WOB 8' by the id D038-r08. A day or year is held beside a month's name, an id's number after 'report'."""
+    from ddrsearch.answers.generation import numbers_missing
+
+    row, cited = EVIDENCE["D038-r08"], ["D038-r08"]
+    for wrong, number in (("25 ft", "25"), ("2,020 ft", "2020"), ("38 feet per hour", "38"), ("WOB 8", "8")):
+        assert numbers_missing(f"Stuck at {wrong} [D038-r08].", row, cited) == [number]
+    for held in ("on Nov. 25, 2020", "on 25 November 2020", "on 11/25/2020", "in 2020", "in report 38"):
+        assert numbers_missing(f"Stuck {held} [D038-r08].", row, cited) == [], held
+    assert numbers_missing("Stuck on 2020-11-24 [D038-r08].", row, cited) == ["2020-11-24"]
+
+
+def test_fractions_are_compared_whole_and_a_mixed_number_as_its_value():
+    """From the adversarial pass: '12 1/2 in. bit', '4 1/12' and '12 4/1' passed against a row's 12 1/4" bit, digit
+    by digit. A fraction is one value: 12 1/4 = 12.25 (and 12¼), 17 1/2 = 17.5; a row's thirteen holds 13."""
+    from ddrsearch.answers.generation import numbers_missing
+
+    row = "2020-10-25 10:00-12:00 (report dated 2020-10-26): Pick up 12 1/4\" PDC bit, thirteen joints, 17 1/2\" hole"
+    for wrong in ('12 1/2"', '4 1/12"', '12 4/1"', '1/4"'):
+        assert numbers_missing(f"Ran a {wrong} bit [D016-r04].", row) == [wrong.rstrip('"')]
+    for held in ('a 12 1/4" bit', 'a 12\u00bc" bit', "a 12.25-inch bit", 'a 17.5" hole', "13 joints", "a 35k pull"):
+        expect = ["35k"] if "35k" in held else []
+        assert numbers_missing(f"Ran {held} [D016-r04].", row) == expect, held
+    assert numbers_missing("Pulled 35,000 lbs.", "pulled 35k over") == []  # 35k = 35,000
 
 
 def test_without_the_rows_text_no_number_is_checked():

@@ -151,3 +151,15 @@ def test_the_rechecks_end_marks_line_breaks_and_invisible_letters_do_not_hide_a_
     for hidden in ("\u00ad", "\u034f", "\ufe0f", "\u180e", "\U000e0100"):
         said = f"The hydraulic line did n{hidden}ot fail on grabber box [D011-r06]."
         assert not check_citations(said, ["D011-r06"], evidence).ok, repr(hidden)
+
+
+def test_a_months_or_units_abbreviation_before_a_number_or_a_small_letter_does_not_end_the_sentence():
+    """From the adversarial pass: 'On Nov. 25 ...' and 'At approx. 6,507 ft ...' were cut at the full stop and the
+    first part flagged NO CITATION. Before a capital, quote, bracket or citation such a stop still ends one."""
+    from ddrsearch.answers.generation import split_sentences
+
+    assert split_sentences("On Nov. 25 the pipe stuck [D038-r08].") == ["On Nov. 25 the pipe stuck [D038-r08]."]
+    assert split_sentences("At approx. 6,507 ft it stuck [D038-r08].") == ["At approx. 6,507 ft it stuck [D038-r08]."]
+    assert split_sentences("ROP 32.6 ft/hr. [D038-r08] Then out. [D038-r09]") == [
+        "ROP 32.6 ft/hr. [D038-r08]", "Then out. [D038-r09]"]
+    assert split_sentences("It stuck at 6,507 ft. The well blew out.") == ["It stuck at 6,507 ft.", "The well blew out."]

@@ -226,38 +226,133 @@ def negation_differs(sentence: str, evidence: str) -> list[str]:
     return sorted(((s_neg - s_aff) & (e_aff - e_neg)) | ((e_neg - e_aff) & (s_aff - s_neg)))
 
 
-_DIGIT_RUN = re.compile(r"\d+(?:\.\d+)?")
+_DIGIT_RUN = re.compile(r"(\d+(?:\.\d+)?)(k?)")
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
+_FRACTION = re.compile(r"(\d+)/(\d+)")
+_INTEGER = re.compile(r"\d+")
+_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)k")
+_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
+_US_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})(?![\d/])")
+_MONTHS = {name: i + 1 for i, names in enumerate(
+    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
+     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+     ("dec", "december")]) for name in names}
+#: Numbers a row may write in words (``thirteen trucks``); read on the rows' side only.
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])} | {
+    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100}
+#: Words before a number that make it a report's or a row's number (``report 38``, ``row 8``).
+_ID_WORDS = frozenset({"report", "rpt", "ddr", "row"})
+_HOUR_WORDS = frozenset({"hr", "hrs", "hour", "hours", "h"})
+_LEADING_ZERO = re.compile(r"0\d{2,3}")
+#: Units after a number that make it a measurement, not a year (``2,020 ft``).
+_UNIT_WORDS = frozenset({"ft", "feet", "foot", "m", "psi", "bbl", "bbls", "gpm", "spm", "lb", "lbs", "klbs", "k",
+                         "rpm", "ppg", "gal", "in", "inch", "inches", "deg", "fph", "kft", "md", "tvd"})
 
 
-def _number_values(text: str) -> dict[float | tuple[int, int], str]:
-    """Each number of ``text`` as a value, with the term it was read from: a clock time as (hour, minute)
-    (``04:00`` and ``4:00`` are one), any other term by its digit runs (``9,000`` -> 9000; ``11/25/2020`` ->
-    11, 25, 2020; ``4th`` -> 4)."""
+def _date_keys(year: int, month: int, day: int) -> set:
+    return {("date", year % 100, month, day), ("day", day), ("month", month), ("year", year % 100)}
+
+
+def _numbers(text: str, *, rows: bool) -> list[tuple[str, set]]:
+    """The numbers of ``text``: ``(term as the tokenizer gives it, the values it may stand for)``, in order.
+
+    A value is a float (thousands separators removed, ``35k`` = 35000), a clock time ``(hour, minute)`` (``4:00 pm``
+    = (16, 0); ``0715 hrs`` = (7, 15)), or a date or one of its parts (``("day", 25)``) for an ISO or m/d/y date and
+    a day or year beside a month's name. A mixed number is one value (``12 1/4`` = 12.25). On the rows' side
+    (``rows=True``) a mixed number also holds its whole part and a number written in words its value.
+    """
     from ddrsearch.text.tokenizer import tokenize
 
-    values: dict[float | tuple[int, int], str] = {}
-    for term in tokenize(CITATION_RE.sub(" ", text), expand=False, stem=False):
+    found: list[tuple[str, set]] = []
+
+    def date(m: re.Match, year: int, month: int, day: int) -> str:
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            found.append((m[0], _date_keys(year, month, day) if rows else {("date", year % 100, month, day)}))
+            return " "
+        return m[0]
+
+    text = CITATION_RE.sub(" ", text)
+    text = _ISO_DATE.sub(lambda m: date(m, int(m[1]), int(m[2]), int(m[3])), text)
+    text = _US_DATE.sub(lambda m: date(m, int(m[3]), int(m[1]), int(m[2])), text)
+    terms = tokenize(text, expand=False, stem=False)
+    i = 0
+    while i < len(terms):
+        term, before = terms[i], terms[i - 1] if i else ""
+        after = terms[i + 1] if i + 1 < len(terms) else ""
+        i += 1
         clock = _CLOCK.fullmatch(term)
-        if clock:
-            values.setdefault((int(clock[1]), int(clock[2])), term)
+        if clock or (_INTEGER.fullmatch(term) and after in ("am", "pm") and 1 <= int(term) <= 12):
+            hour, minute = (int(clock[1]), int(clock[2])) if clock else (int(term), 0)
+            if after == "pm" and hour < 12:
+                hour += 12
+            elif after == "am" and hour == 12:
+                hour = 0
+            found.append((term, {(hour, minute)}))
             continue
-        for run in _DIGIT_RUN.findall(term):
-            values.setdefault(float(run), term)
-    return values
+        fraction = _FRACTION.fullmatch(term)
+        if fraction:
+            found.append((term, {int(fraction[1]) / int(fraction[2])} if int(fraction[2]) else {term}))
+            continue
+        if _INTEGER.fullmatch(term):
+            found.append(_integer(term, before, after, rows))
+            i += " " in found[-1][0]  # a mixed number took the fraction after it
+            continue
+        if rows and term in _NUMBER_WORDS:
+            found.append((term, {float(_NUMBER_WORDS[term])}))
+            continue
+        thousands = _THOUSANDS.fullmatch(term)
+        if thousands:
+            value = float(thousands[1]) * 1000
+            found.append((term, {value, float(thousands[1])} if rows else {value}))
+            continue
+        for run, k in _DIGIT_RUN.findall(term):  # any other term holding digits: 35k/40k, 4th, d038, 1e5
+            found.append((term, {float(run) * 1000, float(run)} if k and rows else
+                         {float(run) * (1000 if k else 1)}))
+    return found
+
+
+def _integer(term: str, before: str, after: str, rows: bool) -> tuple[str, set]:
+    """A whole number's term and values (:func:`_numbers`), given the terms before and after it."""
+    value = int(term)
+    keys: set = {float(value)}
+    mixed = _FRACTION.fullmatch(after)
+    if mixed and int(mixed[2]):
+        whole = value + int(mixed[1]) / int(mixed[2])
+        keys = {float(value), whole} if rows else {whole}
+        term = f"{term} {after}"
+    elif (len(term) in (3, 4) and value % 100 < 60 and value // 100 <= 24
+          and (term[0] == "0" or after in _HOUR_WORDS or _LEADING_ZERO.fullmatch(after or before))):
+        keys.add((value // 100, value % 100))  # 0715, 2330 hrs, 2330 to 0400
+    if before in _MONTHS or after in _MONTHS:
+        keys |= {("day", value)} if value <= 31 else {("year", value % 100)}
+    elif 1900 <= value <= 2100 and after not in _UNIT_WORDS:  # in 2020, not 2,020 ft
+        keys.add(("year", value % 100))
+    if before in _ID_WORDS:
+        keys.add(("id", value))
+    return term, keys
 
 
 def numbers_missing(sentence: str, evidence: str, cited: Sequence[str] = ()) -> list[str]:
     """The numbers of ``sentence`` that ``evidence`` does not hold, as the sentence's terms print them, in order.
 
-    Numbers are compared by value, digit run by digit run, after the tokenizer
-    has removed thousands separators: ``9,000`` and ``9000`` are one number,
-    ``0.50`` and ``0.5`` too; a clock time as hour and minute (``4:00`` is
-    held by ``04:00``); a date counts as its parts (``11/25/2020`` is held by
-    a row dated ``2020-11-25``), an ordinal as its digits (``4th``). The cited row ids' report and row numbers (38 and 8 of
-    ``D038-r08``) count as held. Values written another way (in words, in
-    metres for feet, on a 12-hour clock) are not converted: they are listed,
-    for the reader to check against the row.
+    Numbers are compared by value after the tokenizer has removed thousands
+    separators: ``9,000`` and ``9000`` are one number, ``0.50`` and ``0.5``,
+    ``35k`` and ``35,000``, ``12 1/4`` and ``12.25`` too (a fraction is compared
+    whole: ``12 1/2`` is not held by ``12 1/4``). A clock time is compared
+    as hour and minute (``4:00`` is held by ``04:00``; ``4:00 pm`` is 16:00;
+    ``0715 hrs`` is 07:15). A date (ISO or month/day/year) is compared whole,
+    and a day or year written beside a month's name with the rows' dates'
+    days and years (``25 November 2020`` is held by ``2020-11-25``); a date's
+    parts are not numbers of any other kind (``25 ft`` is not held by
+    ``2020-11-25``). A number after ``report`` or ``row`` is also held by the
+    cited ids' numbers (``report 38`` of ``D038-r08``). A row's numbers in
+    words (``thirteen``) are read; the sentence's are not, and values worked
+    out or converted (a duration, metres for feet) are listed for the reader
+    to check against the row. A number the rows print anywhere (another
+    field of the same row) holds: the check compares numbers, not what they
+    measure.
 
     Args:
         sentence: a cited sentence of the answer.
@@ -265,18 +360,18 @@ def numbers_missing(sentence: str, evidence: str, cited: Sequence[str] = ()) -> 
         cited: the ids the sentence cites.
 
     Returns:
-        The sentence's terms holding a value ``evidence`` lacks, each once (``["9000"]``).
+        The sentence's numbers ``evidence`` lacks, each once, as its terms print them (``["9000"]``).
 
     >>> numbers_missing("Stuck at 9,000 ft on 2020-11-25 [D038-r08].",
     ...                 "2020-11-25 23:30-04:00 (report dated 2020-11-26): became stuck at 6,507'", ["D038-r08"])
     ['9000']
     """
-    held = set(_number_values(evidence))
+    held = set().union(*(keys for _, keys in _numbers(evidence, rows=True)))
     for row in cited:
-        held.update(float(run) for run in _DIGIT_RUN.findall(row))
+        held.update(("id", int(run)) for run in re.findall(r"\d+", row))
     missing: list[str] = []
-    for value, term in _number_values(sentence).items():
-        if value not in held and term not in missing:
+    for term, keys in _numbers(sentence, rows=False):
+        if not keys & held and term not in missing:
             missing.append(term)
     return missing
 
@@ -363,7 +458,12 @@ def strip_controls(text: str) -> str:
 #: space or sign) and dotted abbreviations (``P.U.``, ``S.O.``, ``e.g.``, ``a.m.``: letters and dots, two dots or more).
 _NUMBER = r"\d+(?:\.\d+)+|(?<![^\s(<>=±~+\-/@#])\.\d+"
 _DOTTED = r"(?<![^\W_])(?:[^\W\d_]{1,4}\.){2,}"
-_PROTECTED = re.compile(f"{_NUMBER}|(?P<abbr>{_DOTTED})")
+#: One-word abbreviations an answer writes before a number or a lower-case word (``Nov. 25``, ``approx. 6,507 ft``,
+#: ``12 1/4 in. bit``): like a dotted one, their full stop ends a sentence only before a capital, quote or bracket.
+_WORD_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "approx",
+                       "est", "no", "nos", "vs", "ca", "in", "ft", "hr", "hrs", "min", "max", "avg", "incl", "abt")
+_WORD_ABBREVIATION = r"(?<![^\W_])(?i:" + "|".join(_WORD_ABBREVIATIONS) + r")\."
+_PROTECTED = re.compile(f"{_NUMBER}|(?P<abbr>{_DOTTED}|{_WORD_ABBREVIATION})")
 #: After the end mark: closing quotes and brackets, and citations (``stuck. [D038-r08]`` keeps its citation).
 _TAIL = re.compile(r"(?:[\"'\u201d\u2019)\u300d]|\s*" + CITATION_RE.pattern + ")*")
 _ONLY_CITATIONS = re.compile(r"(?:\s*" + CITATION_RE.pattern + r")+\s*[.!?]?\s*")
@@ -396,7 +496,7 @@ def _cuts(line: str) -> list[int]:
             while j < len(line) and line[j] in _END_MARKS:
                 j += 1
             last = j - 1
-            if last in protected and not (protected[last] and re.match(r"\s+[A-Z\"'(\u201c\u2018]", line[j:])):
+            if last in protected and not (protected[last] and re.match(r"\s+[A-Z\"'(\[\u201c\u2018]", line[j:])):
                 i = j
                 continue
             j = _TAIL.match(line, j).end()
