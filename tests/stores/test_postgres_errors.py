@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from types import SimpleNamespace
@@ -93,3 +94,53 @@ def test_a_connection_lost_mid_search_is_named_and_a_retry_reconnects(pg_url):
         r.search("stuck pipe", 2)
     assert "Lost the connection to the PostgreSQL server at" in str(exc.value) and "Retry" in str(exc.value)
     assert [h.report for h in r.search("stuck pipe", 2)]  # reconnected
+
+
+def test_a_word_longer_than_a_postgresql_lexeme_is_stored_and_found(pg_url):
+    """Before (adversarial pass): a passage holding a 3,000-letter word failed with ConnectionLostError 'Lost the
+    connection ... (word is too long (3000 bytes, max 2046 bytes)). Retry', and a retry failed the same way.
+    After: a term past MAX_TERM_BYTES is stored as its start and its SHA-256 in passages and queries alike, so the
+    passage is indexed and the same word finds it."""
+    from ddrsearch.stores.postgres import MAX_TERM_BYTES, stored_term
+
+    word = "x" * 3000
+    long_one = Passage("r9.pdf#op9", "r9.pdf", f"pipe {word}", kind="operation")
+    pg = PostgresRetriever("bm25", collection="longword", url=pg_url, embedder=_Fixed384())
+    pg.index(PASSAGES + [long_one])
+    assert [h.passage_id for h in pg.search(word, 2)] == ["r9.pdf#op9"]
+    assert len(stored_term(word).encode()) <= MAX_TERM_BYTES and stored_term(word) != stored_term(word + "y")
+
+
+def test_text_postgresql_cannot_store_is_refused_naming_the_passage_and_the_field(pg_url):
+    """Before: a NUL in a passage's text gave a raw psycopg.DataError, a lone surrogate a raw UnicodeEncodeError."""
+    pg = PostgresRetriever("bm25", collection="badtext", url=pg_url, embedder=_Fixed384())
+    pg.index(PASSAGES)
+    for text, what in (("stuck\x00pipe", "a NUL character"), ("stuck \ud800 pipe", "U+D800, a lone surrogate")):
+        with pytest.raises(ValueError, match=re.escape(f"Passage 'r7.pdf#op7': its text holds {what}")):
+            pg.add([Passage("r7.pdf#op7", "r7.pdf", text, kind="operation")])
+    assert pg.count() == len(PASSAGES)
+
+
+def test_a_refusal_of_a_live_server_is_not_reported_as_a_lost_connection(pg_url):
+    """Before: every psycopg.OperationalError (a statement timeout, a limit) said 'Lost the connection ... Retry'.
+    After: when the connection is still open the message says the server refused the operation, and the
+    connection stays usable."""
+    from ddrsearch.stores.postgres import _database_errors
+
+    pg = PostgresRetriever("bm25", collection="refusal", url=pg_url, embedder=_Fixed384())
+    pg.index(PASSAGES)
+
+    @_database_errors
+    def too_slow(self):  # a statement the server cancels (QueryCanceled, an OperationalError)
+        self.conn.execute("SET statement_timeout = 1")
+        try:
+            self.conn.execute("SELECT pg_sleep(1)")
+        finally:
+            self.conn.rollback()
+            self.conn.execute("SET statement_timeout = 0")
+
+    with pytest.raises(PostgresError) as exc:
+        too_slow(pg)
+    assert not isinstance(exc.value, ConnectionLostError)
+    assert "refused an operation on collection 'refusal'" in str(exc.value) and "QueryCanceled" in str(exc.value)
+    assert pg.count() == len(PASSAGES)

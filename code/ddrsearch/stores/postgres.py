@@ -107,6 +107,7 @@ __all__ = [
     "DATABASE_URL_ENV",
     "DATA_DIR_ENV",
     "MAX_PASSAGE_TOKENS",
+    "MAX_TERM_BYTES",
     "POSTINGS_BLOCK",
     "SCHEMA_VERSION",
     "ConnectionLostError",
@@ -122,6 +123,7 @@ __all__ = [
     "database_url",
     "drop_collection",
     "embedded_server",
+    "stored_term",
     "tsvector_literal",
     "well_of",
 ]
@@ -150,6 +152,45 @@ def well_of(report: str) -> str:
     """
     m = re.match(r"^(.+?)_(?:Drilling|Completion)_", report)
     return m.group(1) if m else report
+
+
+#: The longest term, in UTF-8 bytes, stored as itself (PostgreSQL's lexemes hold at most 2,046 bytes, a B-tree
+#: entry about 2,700); a longer one is stored as its first characters and its SHA-256, in passages and queries alike.
+MAX_TERM_BYTES = 512
+
+
+def stored_term(term: str) -> str:
+    """``term`` as the collection stores it: itself, or, past :data:`MAX_TERM_BYTES`, its first 64 characters, ``#``
+    and its SHA-256 (so the same long word in a passage and a query is still one term).
+
+    >>> stored_term("stuck")
+    'stuck'
+    >>> len(stored_term("x" * 3000).encode())
+    129
+    """
+    if len(term.encode("utf-8", "surrogatepass")) <= MAX_TERM_BYTES:
+        return term
+    import hashlib
+
+    return term[:64] + "#" + hashlib.sha256(term.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _check_storable(passages: Sequence[Passage]) -> None:
+    """Refuse (``ValueError`` naming the passage and the field) text PostgreSQL cannot store: a NUL character or
+    a lone surrogate (not UTF-8)."""
+    for p in passages:
+        for name in ("passage_id", "report", "text", "context", "kind"):
+            value = getattr(p, name, None)
+            if not isinstance(value, str):
+                continue
+            bad = "a NUL character" if "\x00" in value else None
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                bad = f"U+{ord(value[exc.start]):04X}, a lone surrogate (not UTF-8)"
+            if bad:
+                raise ValueError(f"Passage {p.passage_id!r}: its {name} holds {bad}, which PostgreSQL text cannot "
+                                 "store; remove it from the text and add the passage again.")
 
 
 def tsvector_literal(tokens: Sequence[str]) -> str:
@@ -315,9 +356,10 @@ _COLUMNS = ("pos, passage_id, well, report, text, context, page, row_index, star
 def _database_errors(method):
     """Run ``method`` with psycopg's connection and vector-length errors turned into the backend's own.
 
-    ``psycopg.OperationalError`` (the server went away: "consuming input failed", "server closed the
-    connection") becomes :class:`ConnectionLostError` naming the server, and the connection is dropped so
-    the next call opens a new one; pgvector's "expected N dimensions" / "different vector dimensions"
+    ``psycopg.OperationalError`` becomes :class:`ConnectionLostError` naming the server when the connection
+    broke (the server went away: "consuming input failed", "server closed the connection"), and the
+    connection is dropped so the next call opens a new one; when the connection is still open (a statement
+    cancelled, a limit of the server) it becomes :class:`~ddrsearch.errors.PostgresError` naming the reason; pgvector's "expected N dimensions" / "different vector dimensions"
     becomes :class:`VectorDimensionError`.
     """
 
@@ -328,8 +370,13 @@ def _database_errors(method):
         try:
             return method(self, *args, **kwargs)
         except psycopg.OperationalError as exc:
-            self.close_broken()
             reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            conn = self._conn
+            if conn is not None and not conn.broken and not conn.closed:  # the server said no; it is still there
+                raise PostgresError(
+                    f"The PostgreSQL server at {_redact(self.url)} refused an operation on collection "
+                    f"{self.collection!r} ({type(exc).__name__}: {reason}); nothing of it was written.") from None
+            self.close_broken()
             raise ConnectionLostError(
                 f"Lost the connection to the PostgreSQL server at {_redact(self.url)} ({reason}). Retry: the next "
                 "call opens a new connection (check that the server is still running).") from None
@@ -390,7 +437,8 @@ class PostgresRetriever(Retriever):
         self.weight, self.rrf_k, self.candidates, self.k1, self.b, self.ef_search = weight, rrf_k, candidates, k1, b, ef_search
         self.name = f"postgres-{method}"
         self.expand = (method == "hybrid") if expand is None else expand
-        self.tokenize = make_tokenizer(expand=self.expand)
+        words = make_tokenizer(expand=self.expand)
+        self.tokenize = lambda text: [stored_term(t) for t in words(text)]
         self.tables = _tables(collection)
         self.collection = collection
         self.url = database_url(url)
@@ -458,8 +506,12 @@ class PostgresRetriever(Retriever):
         """Add passages to the collection, in one transaction (searches see all of them or none).
 
         Raises:
-            ValueError: an empty list, something other than passages, or a
-                passage id already in the collection or twice in the list.
+            ValueError: an empty list, something other than passages, a
+                passage id already in the collection or twice in the list, or
+                a passage's text holding a NUL character or a lone surrogate
+                (the message names the passage and the field).
+            PostgresError: the server refused the write (names its reason; nothing is written);
+                :class:`ConnectionLostError` when the connection broke.
         """
         passages = list(passages)
         if not passages or not all(isinstance(p, Passage) for p in passages):
@@ -474,6 +526,7 @@ class PostgresRetriever(Retriever):
     @_database_errors
     def _write(self, passages: list[Passage], *, replace: bool) -> None:
         t = self.tables
+        _check_storable(passages)
         tokens = [self.tokenize(p.indexed_text) for p in passages]
         if long := next((p for p, ts in zip(passages, tokens) if len(ts) > MAX_PASSAGE_TOKENS), None):
             raise ValueError(f"Passage {long.passage_id!r} has more than MAX_PASSAGE_TOKENS = {MAX_PASSAGE_TOKENS:,} "
