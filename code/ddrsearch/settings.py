@@ -71,6 +71,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("DDRSEARCH_MAX_PAGE_BYTES", "2000000",
             "most bytes of drawing instructions (decompressed content streams) a PDF page may have"),
     Setting("DDRSEARCH_MAX_PAGE_CHARS", "200000", "most characters of text a PDF page may have"),
+    Setting("DDRSEARCH_MAX_FILE_CHARS", "1000000", "most characters of text the pages of one PDF may have together"),
     Setting("DDRSEARCH_MAX_READ_SECONDS", "60",
             "most seconds one report PDF may take to read (the reading process is stopped past it)"),
     Setting("DDRSEARCH_MAX_READ_MB", "2000",

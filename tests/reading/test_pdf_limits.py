@@ -263,3 +263,19 @@ def test_a_nest_of_forms_is_refused_however_the_page_reaches_it(tmp_path, monkey
     _no_text(monkeypatch)
     with pytest.raises(ReportTooLargeError, match=r"a form or pattern of the file \(object \d+\) draws more than"):
         read_report(tmp_path / "orphan2.pdf")
+
+
+def test_a_file_whose_pages_together_hold_more_text_than_the_limit_is_refused(tmp_path, monkeypatch):
+    """Before (adversarial pass): 49 pages of 180,000 characters each, every one under DDRSEARCH_MAX_PAGE_CHARS,
+    were read in 46 s and the process holding the report grew to 1.7 GB. After: the pages' text together is held
+    to DDRSEARCH_MAX_FILE_CHARS (default 1,000,000; a FORGE report holds under 6,000), checked page by page."""
+    from ddrsearch.reading.synthetic import write_report
+
+    path = write_report(tmp_path / "two pages.pdf", split_after=1)
+    pages = read_report(path).pages
+    assert len(pages) == 2
+    monkeypatch.setenv("DDRSEARCH_MAX_FILE_CHARS", str(len(pages[0]) + 1))
+    with pytest.raises(ReportTooLargeError) as exc:
+        read_report(path)
+    assert f"{sum(map(len, pages)):,} characters of text by page 2" in str(exc.value)
+    assert exc.value.setting == "DDRSEARCH_MAX_FILE_CHARS" and "two pages.pdf" in str(exc.value)

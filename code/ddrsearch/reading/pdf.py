@@ -39,8 +39,8 @@ from ddrsearch.errors import (
 if TYPE_CHECKING:  # imported in open_pdf: it costs seconds, and a search over an index opens no PDF
     import pymupdf
 
-__all__ = ["MAX_FORM_DEPTH", "MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "MAX_READ_SECONDS", "ReadClock", "Word",
-           "check_page", "folder_pdfs", "group_lines", "join_words", "limits", "open_pdf", "page_text", "page_words"]
+__all__ = ["MAX_FILE_CHARS", "MAX_FORM_DEPTH", "MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "MAX_READ_SECONDS", "ReadClock", "Word",
+           "check_file_chars", "check_page", "folder_pdfs", "group_lines", "join_words", "limits", "open_pdf", "page_text", "page_words"]
 
 #: Default limits of one report PDF; the settings ``DDRSEARCH_MAX_PAGES``, ``DDRSEARCH_MAX_PAGE_BYTES`` and
 #: ``DDRSEARCH_MAX_PAGE_CHARS`` change them. The 76 FORGE reports have 1 page each, at most 55 KB of
@@ -48,6 +48,11 @@ __all__ = ["MAX_FORM_DEPTH", "MAX_PAGES", "MAX_PAGE_BYTES", "MAX_PAGE_CHARS", "M
 MAX_PAGES = 50
 MAX_PAGE_BYTES = 2_000_000
 MAX_PAGE_CHARS = 200_000
+
+#: Default most characters of text one PDF's pages may hold together (``DDRSEARCH_MAX_FILE_CHARS``): 50 pages at
+#: the page limit would be 10 million, which the process reading them holds several times over as words and
+#: rows. A FORGE report holds at most 5,720.
+MAX_FILE_CHARS = 1_000_000
 
 #: Default seconds one PDF may take to read (``DDRSEARCH_MAX_READ_SECONDS``); a FORGE report takes well under one.
 MAX_READ_SECONDS = 60.0
@@ -114,7 +119,22 @@ def limits() -> dict[str, int]:
     """
     return {name: int(settings.get_number(name, default, integer=True))
             for name, default in (("DDRSEARCH_MAX_PAGES", MAX_PAGES), ("DDRSEARCH_MAX_PAGE_BYTES", MAX_PAGE_BYTES),
-                                  ("DDRSEARCH_MAX_PAGE_CHARS", MAX_PAGE_CHARS))}
+                                  ("DDRSEARCH_MAX_PAGE_CHARS", MAX_PAGE_CHARS),
+                                  ("DDRSEARCH_MAX_FILE_CHARS", MAX_FILE_CHARS))}
+
+
+def check_file_chars(path: Path, chars: int, pno: int, cap: dict[str, int]) -> None:
+    """Refuse a file whose pages' text, up to page ``pno``, holds more than ``DDRSEARCH_MAX_FILE_CHARS`` characters.
+
+    Raises:
+        ReportTooLargeError: names the file, the characters read, the limit and the setting.
+    """
+    limit = cap["DDRSEARCH_MAX_FILE_CHARS"]
+    if chars > limit:
+        raise ReportTooLargeError(
+            f"{path}: its pages hold {chars:,} characters of text by page {pno}, more than the {limit:,} one file "
+            "may hold (a daily report holds under 10,000). Not read; if the file is a real report, raise the limit "
+            "with DDRSEARCH_MAX_FILE_CHARS=<characters>.", path, "DDRSEARCH_MAX_FILE_CHARS")
 
 
 def _stream_bytes(doc, xref: int, cap: int, clock: ReadClock | None = None, where: str = "") -> int:

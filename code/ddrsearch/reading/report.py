@@ -61,6 +61,7 @@ from ddrsearch.reading.layout import (
 from ddrsearch.reading.pdf import (
     ReadClock,
     Word,
+    check_file_chars,
     folder_pdfs,
     group_lines,
     join_words,
@@ -341,6 +342,7 @@ def _scan_pages(doc, path: Path, ocr: str | None, dpi: int, gate: QualityGate | 
                 continue
             text, words = read
         scan.pages.append(text)
+        check_file_chars(path, sum(map(len, scan.pages)), pno, cap)
         try:
             part = parse_time_table(page, words, pno, path.name, continued=open_part)
         except ReportLayoutError as exc:
