@@ -20,6 +20,19 @@ def test_output_piped_into_head_is_not_reported_as_an_error(monkeypatch, capsys)
     assert capsys.readouterr().err == ""
 
 
+def test_ctrl_c_ends_a_command_with_one_line_and_status_130(monkeypatch, capsys):
+    """Before (adversarial pass): Ctrl-C during a batch of reports printed a raw KeyboardInterrupt traceback."""
+    import ddrsearch.cli.command as cli
+    import ddrsearch.cli.data_commands as data_commands
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(data_commands, "_cmd_env", interrupted)
+    assert cli.main(["env"]) == 130
+    assert capsys.readouterr().err == "ddrsearch env: interrupted.\n"
+
+
 def test_python_dash_m_runs_the_command_line():
     """``python -m ddrsearch`` runs the command line (the package has a __main__)."""
     import os

@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         except (DDRSearchError, OSError, RuntimeError, ValueError) as exc:
             print(f"ddrsearch {args.command}: {_printable(str(exc))}", file=sys.stderr)
             return 1
+        except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT; an index being written
+            print(f"ddrsearch {args.command}: interrupted.", file=sys.stderr)  # keeps its previous generation
+            return 130
 
 
 def _printable(text: str) -> str:

@@ -574,7 +574,8 @@ def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
 
     Only the folder's own files are read, not its subfolders; so that nothing
     is left out silently, a :class:`~ddrsearch.errors.FolderWarning` names
-    every subfolder that holds PDFs, every folder named like a PDF and every
+    every subfolder that holds PDFs, every folder named like a PDF, every
+    pipe, socket or device named like a PDF (or a link to one) and every
     broken link named like a PDF.
 
     Raises:
@@ -592,6 +593,8 @@ def folder_pdfs(folder: str | os.PathLike) -> list[Path]:
     entries = sorted(folder.iterdir())
     paths = [p for p in entries if p.suffix.lower() == ".pdf" and p.is_file()]
     not_read = [f"{p.name}/ (a folder named like a PDF)" for p in entries if p.suffix.lower() == ".pdf" and p.is_dir()]
+    not_read += [f"{p.name} (not a regular file: a pipe, socket or device)" for p in entries
+                 if p.suffix.lower() == ".pdf" and p.exists() and not p.is_file() and not p.is_dir()]
     broken = [f"{p.name} (a link to {os.readlink(p)}, which does not exist)" for p in entries
               if p.suffix.lower() == ".pdf" and p.is_symlink() and not p.exists()]
     links = f" Broken link(s), not read: {', '.join(broken)}; fix or remove them." if broken else ""
