@@ -95,6 +95,8 @@ def test_the_app_in_a_browser_shows_result_rows(archive_folder):
         box.send_keys("packers failed to set", Keys.ENTER)
         wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".st-key-hit-1 img")))
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+        # the hits are drawn one after another; wait for all five (CI at load 4 saw 3 of them at the first look)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[class*='st-key-hit-']")) >= 5)
         rows = driver.find_elements(By.CSS_SELECTOR, "[class*='st-key-hit-']")
         assert len(rows) == 5
         assert rows[0].text.startswith("1. D049 · report 49 dated 2020-12-07 · row 5, 2020-12-06 14:00-19:00")
