@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 
@@ -114,12 +115,14 @@ def main(argv=None) -> int:
     cpus = ((memory or {}).get("machine") or {}).get("cpus") or (postgres or {}).get("cpus")
     pg_names = "+".join(Path(p).name for p in args.postgres.split(",") if p.strip())
     note = "; ".join([_load_text(memory, Path(args.memory).name), _load_text(postgres, pg_names)])
-    fig.text(0.01, 0.01, f"Machine: {cpus or '?'} cores, shared. Load average at the end of each run "
-                         f"(1 / 5 / 15 min): {note}", fontsize=7, color="dimgrey")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    # wrapped to the figure's width (about 140 characters of 7-point text at 7.5 in), so no file name is cut off
+    footer = textwrap.wrap(f"Machine: {cpus or '?'} cores, shared. Load average at the end of each run "
+                           f"(1 / 5 / 15 min): {note}", width=140)
+    fig.text(0.01, 0.01, "\n".join(footer), fontsize=7, color="dimgrey", va="bottom")
+    fig.tight_layout(rect=(0, 0.02 + 0.025 * len(footer), 1, 1))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
+    fig.savefig(out, bbox_inches="tight", pad_inches=0.1)  # tight: nothing drawn outside the canvas is lost
     print(f"Wrote {out}")
     return 0
 
