@@ -16,6 +16,7 @@ from ddrsearch.reading.fields import (
     archive_fields,
     check_sequence,
     fields_frame,
+    flag_kind,
     operations_table,
     parse_quantity,
 )
@@ -150,3 +151,28 @@ def test_operations_table_matches_the_reports(archive, ops):
     r38 = ops[ops["report_number"] == 38]
     assert list(r38["from"])[:2] == ["06:00", "11:00"] and r38["hours"].sum() == pytest.approx(24.0)
     assert ops["npt"].sum() == 6 and set(ops.loc[ops["npt"], "npt_text"]) == {"Equipment Failure"}
+
+
+def test_flag_kind_names_a_range_flag_that_starts_with_its_number():
+    # the ECD of 91.7 ppg: the flag's text begins with the value, so a kind
+    # taken from the text before the first digit was blank
+    tv = parse_quantity("91.7", "ppg", name="ecd_ppg", low=8.0, high=20.0)
+    assert tv.flag.startswith("91.7")
+    assert flag_kind(tv.flag) == "outside the plausible range"
+    assert flag_kind(tv.flag + "; not used in the max") == "outside the plausible range"
+
+
+def test_flag_kind_names_each_kind_parse_quantity_and_check_sequence_write():
+    converted = parse_quantity("215,000", "klbf", name="pickup", low=50, high=600)
+    printed = parse_quantity("9.2 psi", "ppg", name="mud", low=8.0, high=20.0)
+    assert flag_kind(converted.flag) == "converted from a smaller unit"
+    assert flag_kind(printed.flag) == "unit printed"
+    assert flag_kind("24 HR FTG 90 ft, but MD rose 80 ft since a.pdf") == "footage against MD"
+    assert flag_kind("MD 5,000 ft is less than 5,100 ft printed in a.pdf") == "MD decreasing"
+    assert flag_kind(f"{printed.flag}; MD 5,000 ft is less than 5,100 ft printed in a.pdf") \
+        == "unit printed; MD decreasing"
+
+
+def test_flag_kind_is_blank_only_without_a_flag_and_other_for_unknown_text():
+    assert flag_kind("") == ""
+    assert flag_kind("12 something new") == "other"

@@ -50,6 +50,7 @@ __all__ = [
     "check_sequence",
     "fields_frame",
     "fields_long",
+    "flag_kind",
     "operations_table",
     "parse_quantity",
     "read_tables",
@@ -209,6 +210,36 @@ def parse_quantity(raw: str, unit: str, *, name: str = "", low: float | None = N
         else:
             flags.append(f"{value:g} is outside the plausible range {low:g}-{high:g} {unit}; check the unit")
     return TypedValue(name, value, unit, raw, flag="; ".join(flags))
+
+
+# the kinds of flag this module writes, by the words each flag's text holds
+_FLAG_KINDS = (
+    ("unit printed", re.compile(r"\bunit '.*' printed, expected ")),
+    ("converted from a smaller unit", re.compile(r"\bprinted in \S+, not \S+: ")),
+    ("outside the plausible range", re.compile(r" is outside the plausible range ")),
+    ("footage against MD", re.compile(r"\b24 HR FTG .* but MD rose ")),
+    ("MD decreasing", re.compile(r"\bMD .* is less than .* printed in ")),
+)
+
+
+def flag_kind(flag: str) -> str:
+    """The kind of a :attr:`TypedValue.flag`, for counting flags by kind.
+
+    Args:
+        flag: a flag as :func:`parse_quantity`, :func:`typed_fields` or
+            :func:`check_sequence` write it (several reasons joined by ``"; "``).
+
+    Returns:
+        ``""`` for no flag; otherwise the names of the kinds the text holds, in
+        the order ``unit printed``, ``converted from a smaller unit``, ``outside
+        the plausible range``, ``footage against MD``, ``MD decreasing``, joined
+        by ``"; "``; ``"other"`` for a flag of none of these kinds. The kind
+        depends on the flag's words, not on the number it starts with.
+    """
+    if not flag:
+        return ""
+    kinds = [name for name, pattern in _FLAG_KINDS if pattern.search(flag)]
+    return "; ".join(kinds) or "other"
 
 
 # --- one report's typed fields ---------------------------------------------------------------------
