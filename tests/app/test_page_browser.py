@@ -169,6 +169,8 @@ def test_the_page_offers_the_pdf_as_a_download_and_its_media_refuse_other_origin
         box.send_keys("pipe became stuck", Keys.ENTER)
         wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".st-key-hit-1 img")))
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+        # the page renders in pieces: under load the hit's card can show before its download button does
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='stDownloadButton']"))
         body = driver.find_element(By.TAG_NAME, "body").text
         assert "supporting row(s) in 1 report(s)" in body  # the answer card
         hits = driver.find_elements(By.CSS_SELECTOR, "[class*='st-key-hit-']")

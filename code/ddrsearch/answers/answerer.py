@@ -419,6 +419,16 @@ class Answerer:
         self.threshold = threshold
         self._df: dict[str, int] | None = None
 
+    def _row_passages(self) -> dict[tuple[str, int], int]:
+        """``(report file name, row index)`` -> position of that operation row's first passage, in passage order."""
+        if "_row_passages_map" not in self.__dict__:
+            positions: dict[tuple[str, int], int] = {}
+            for i, p in enumerate(self.retriever.passages):
+                if p.kind == "operation":
+                    positions.setdefault((p.report, p.row), i)
+            self._row_passages_map = positions
+        return self._row_passages_map
+
     def _terms(self, words: str) -> set[str]:
         # cut once per text: each question asks again for the terms of the rows it scores
         cache = self.__dict__.setdefault("_terms_cache", {})
@@ -651,17 +661,14 @@ class Answerer:
                         f"to {answer.drilled[1]:,.0f} ft ({answer.footage:,.0f} ft in all).")
         what = {"md_ft": "a depth", "survey_tvd_ft": "a depth", "footage_ft": "a drilled interval"}.get(field,
                                                                                                      "the value")
-        positions: dict[tuple[str, int], int] = {}
-        for i, p in enumerate(self.retriever.passages):
-            if p.kind == "operation":
-                positions.setdefault((p.report, p.row), i)
+        positions = self._row_passages()
         found = [positions[key] for key in answer.rows if key in positions]
         if not found:
             said.append(f"No operation row that began on {day.isoformat()} prints {what}.")
             return " ".join(said), [], printed
         said.append(f"The rows that began on {day.isoformat()} and print {what} are quoted, in time order, "
                     "whatever their support.")
-        words = NAMED_DAY_RE.sub(" ", search_words(question)).strip() or search_words(question)
+        words = _without_named_day(search_words(question))
         fused = self.retriever.passage_scores(words)
         cosine = self.retriever.dense.passage_scores(words)
         return " ".join(said), with_margins([self._support_row(i, words, fused, cosine) for i in found]), printed
@@ -684,15 +691,13 @@ class Answerer:
         day = question_date(question) or self._named_day(question)
         if day is None or not asks_day_log(question):
             return None
-        words = NAMED_DAY_RE.sub(" ", search_words(question)).strip() or search_words(question)
+        words = _without_named_day(search_words(question))
         fused = self.retriever.passage_scores(words)
         cosine = self.retriever.dense.passage_scores(words)
-        seen: set[tuple[str, int]] = set()
         rows = []
         near = {r.file_name for r in self.reports if r.report_date in (day, day + dt.timedelta(days=1))}
-        for i, p in enumerate(self.retriever.passages):
-            if p.kind == "operation" and p.report in near and (p.report, p.row) not in seen:
-                seen.add((p.report, p.row))
+        for (report, _), i in self._row_passages().items():
+            if report in near:
                 row = self._support_row(i, words, fused, cosine)
                 if _began_on(row, day):
                     rows.append(row)
@@ -829,7 +834,7 @@ class Answerer:
         order = question_order(question)
         day = question_date(question)
         if day is None and (day := self._named_day(question)) is not None:
-            words = NAMED_DAY_RE.sub(" ", words).strip() or words  # "Nov 26", "Thanksgiving": the day, not words
+            words = _without_named_day(words)  # "Nov 26", "Thanksgiving": the day, not words
         note = ""
         if day is not None and (on_day := self._day_answer(question)) is not None:
             note, rows, printed = on_day  # a quantity on a day: the covering reports' typed fields, the day's rows
@@ -881,6 +886,11 @@ def _began_on(row: SupportRow, day: dt.date) -> bool:
         return row.day == day
     except ValueError:
         return row.date == day
+
+
+def _without_named_day(words: str) -> str:
+    """``words`` without the day they name in words ("Nov 26", "Thanksgiving"), or ``words`` if nothing is left."""
+    return NAMED_DAY_RE.sub(" ", words).strip() or words
 
 
 def _start_of(row: SupportRow) -> dt.datetime:

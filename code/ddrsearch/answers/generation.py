@@ -230,13 +230,8 @@ _DIGIT_RUN = re.compile(r"(\d+(?:\.\d+)?)(k?)")
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
 _FRACTION = re.compile(r"(\d+)/(\d+)")
 _INTEGER = re.compile(r"\d+")
-_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)k")
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 _US_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})(?![\d/])")
-_MONTHS = {name: i + 1 for i, names in enumerate(
-    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
-     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
-     ("dec", "december")]) for name in names}
 #: Numbers a row may write in words (``thirteen trucks``); read on the rows' side only.
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
@@ -302,12 +297,7 @@ def _numbers(text: str, *, rows: bool) -> list[tuple[str, set]]:
         if rows and term in _NUMBER_WORDS:
             found.append((term, {float(_NUMBER_WORDS[term])}))
             continue
-        thousands = _THOUSANDS.fullmatch(term)
-        if thousands:
-            value = float(thousands[1]) * 1000
-            found.append((term, {value, float(thousands[1])} if rows else {value}))
-            continue
-        for run, k in _DIGIT_RUN.findall(term):  # any other term holding digits: 35k/40k, 4th, d038, 1e5
+        for run, k in _DIGIT_RUN.findall(term):  # any other term holding digits: 35k (= 35,000), 35k/40k, 4th
             found.append((term, {float(run) * 1000, float(run)} if k and rows else
                          {float(run) * (1000 if k else 1)}))
     return found
@@ -315,6 +305,8 @@ def _numbers(text: str, *, rows: bool) -> list[tuple[str, set]]:
 
 def _integer(term: str, before: str, after: str, rows: bool) -> tuple[str, set]:
     """A whole number's term and values (:func:`_numbers`), given the terms before and after it."""
+    from ddrsearch.retrieval.structured import MONTHS
+
     value = int(term)
     keys: set = {float(value)}
     mixed = _FRACTION.fullmatch(after)
@@ -325,7 +317,7 @@ def _integer(term: str, before: str, after: str, rows: bool) -> tuple[str, set]:
     elif (len(term) in (3, 4) and value % 100 < 60 and value // 100 <= 24
           and (term[0] == "0" or after in _HOUR_WORDS or _LEADING_ZERO.fullmatch(after or before))):
         keys.add((value // 100, value % 100))  # 0715, 2330 hrs, 2330 to 0400
-    if before in _MONTHS or after in _MONTHS:
+    if before in MONTHS or after in MONTHS:
         keys |= {("day", value)} if value <= 31 else {("year", value % 100)}
     elif 1900 <= value <= 2100 and after not in _UNIT_WORDS:  # in 2020, not 2,020 ft
         keys.add(("year", value % 100))
