@@ -55,6 +55,15 @@ def test_an_origin_of_another_scheme_is_not_the_pages_own(monkeypatch):
     assert same_origin_only(None, "127.0.0.1:8501")  # no Origin: not a browser, as in Streamlit
 
 
+def test_the_allowed_hosts_are_still_passed_when_read_from_streamlit_runs_flags():
+    """host_options looks the flag up on ``streamlit run`` instead of reading the option (which parsed Streamlit's
+    configuration before the flags and made every start warn that the [server] section had changed); the
+    hosts are still passed (the start-up message itself: tests/cli/test_app.py)."""
+    from ddrsearch.app.origin import host_options
+
+    assert host_options() == ["--server.allowedHosts", "127.0.0.1", "--server.allowedHosts", "localhost"]
+
+
 def _upgrade(port: int, origin: str, host: str = "127.0.0.1") -> int:
     """The HTTP status of a WebSocket upgrade of the app's /_stcore/stream sent with ``origin`` to ``host``."""
     key = base64.b64encode(os.urandom(16)).decode()

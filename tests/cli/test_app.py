@@ -38,6 +38,24 @@ def test_the_app_command_checks_its_port_and_binds_to_localhost(capsys, monkeypa
     assert pairs["--server.enableStaticServing"] == "false"
 
 
+def test_the_app_prints_its_address_and_no_streamlit_start_up_noise(tmp_path):
+    """Before: every start wrote "An update to the [server] config option section was detected. ... please
+    restart streamlit." and "Uvicorn server started on ..." to stderr. After: neither; the address is printed."""
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(PROJECT / "code"), os.environ.get("PYTHONPATH", "")]),
+               DDRSEARCH_INDEX_DIR=str(tmp_path / "index"))
+    proc = subprocess.Popen([sys.executable, "-m", "ddrsearch", "app", "--dir", str(tmp_path), "--port", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}", proc, 120)
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl+C
+        out, err = proc.communicate(timeout=60)
+    assert f"http://127.0.0.1:{port}" in out
+    assert "config option section" not in err and "restart streamlit" not in err, err
+    assert "Uvicorn server started" not in err, err
+
+
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
 

@@ -19,7 +19,8 @@ stays on, with no allowed origin), and nothing else of the reports folder
 
 The server is bound to 127.0.0.1 (nothing on the network can reach it),
 headless (no browser is opened), without usage statistics
-(``browser.gatherUsageStats=false``) and without a file watcher. This module
+(``browser.gatherUsageStats=false``), without a file watcher, and logging
+warnings and errors only (``logger.level=warning``). This module
 does not import Streamlit or the page: the layers above it do.
 """
 
@@ -50,12 +51,14 @@ def app_command(script: str | os.PathLike, port: int) -> list[str]:
     Headless, no statistics, no file watcher, static serving off and CORS
     protection on; run through :mod:`ddrsearch.app.origin`, so that no origin
     besides the page's own reaches its WebSocket (Streamlit alone lets any
-    ``localhost`` port through).
+    ``localhost`` port through). Streamlit logs warnings and errors only
+    (``--logger.level warning``): its address lines stay, its start-up
+    messages (which web server started, on which port) do not.
     """
     return [sys.executable, "-m", "ddrsearch.app.origin", "run", str(script), "--server.address", "127.0.0.1",
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.enableStaticServing", "false", "--server.enableCORS", "true",
-            "--server.fileWatcherType", "none", "--client.toolbarMode", "minimal"]
+            "--server.fileWatcherType", "none", "--client.toolbarMode", "minimal", "--logger.level", "warning"]
 
 
 def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,

@@ -90,12 +90,16 @@ ALLOWED_HOSTS = ("127.0.0.1", "localhost")
 
 
 def host_options() -> list[str]:
-    """``--server.allowedHosts`` for each of :data:`ALLOWED_HOSTS`, or ``[]`` for a Streamlit without the option."""
-    from streamlit import config
+    """``--server.allowedHosts`` for each of :data:`ALLOWED_HOSTS`, or ``[]`` for a Streamlit without the option.
 
-    try:
-        config.get_option("server.allowedHosts")
-    except RuntimeError:
+    Asks ``streamlit run`` which flags it takes rather than reading an option: reading one parses
+    Streamlit's configuration before the flags are given, and the second parse, with them, then
+    warns on every start that "an update to the [server] config option section was detected".
+    """
+    from streamlit.web import cli
+
+    flags = {opt for param in cli.main_run.params for opt in getattr(param, "opts", ())}
+    if "--server.allowedHosts" not in flags:
         return []
     return [arg for host in ALLOWED_HOSTS for arg in ("--server.allowedHosts", host)]
 
