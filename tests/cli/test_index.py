@@ -102,3 +102,32 @@ def test_index_build_names_every_unreadable_file_at_once(tmp_path, archive_folde
     assert main(["index", "build", "--dir", str(tmp_path), "--index", str(tmp_path / "idx")]) == 1
     err = capsys.readouterr().err
     assert "empty.pdf" in err and "notes.pdf" in err and "2 of 3" in err
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_index_build_shows_progress_on_a_terminals_stderr_and_keeps_stdout(tmp_path, archive_folder, capsys,
+                                                                           monkeypatch):
+    """``index build`` ran two minutes in a new clone with no output; with stderr a terminal it shows the reading
+    of the PDFs there (and the embedding of new texts: tests/embedding/test_encoder.py), not with --quiet
+    nor in a log or pipe; stdout is its one line either way."""
+    import re
+    import sys
+
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(archive_folder / REPORT_38, one)
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    line = re.compile(r"Indexed 1 reports, \d+ passages in [\d.]+ s into .+ \([\d.]+ MB\)\.\n")
+
+    def build(*extra):
+        assert main(["index", "build", "--dir", str(one), "--index", str(tmp_path / "ix"), *extra]) == 0
+        out, err = capsys.readouterr()
+        assert line.fullmatch(out), out
+        return err
+
+    assert "Reading reports" not in build()  # stderr not a terminal (a log, a pipe, this capture)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    err = build()
+    assert "Reading reports" in err and "1/1" in err, err
+    assert "Reading reports" not in build("--quiet")

@@ -201,3 +201,26 @@ def test_a_cache_that_cannot_be_written_is_a_warning_not_a_failure(tmp_path):
     with pytest.warns(CacheWarning, match="cannot be written"):
         vecs = emb.encode(["Work pipe, circulate lube sweep, work tool back in position Pipe free"])
     assert vecs.shape == (1, 384) and emb.misses == 1
+
+
+def test_embedding_progress_shows_the_models_batches_on_stderr_and_changes_no_vector(model, tmp_path, capsys,
+                                                                                        monkeypatch):
+    """``ddrsearch index build`` ran two minutes in a new clone without a word; inside embedding_progress the
+    texts the model embeds are counted and its batches shown on stderr (stdout untouched), with the same
+    vectors; cached texts and the block's end show nothing."""
+    from ddrsearch.embedding.encoder import embedding_progress
+
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    quiet = Embedder(cache_dir=False).encode(DDR_LINES)
+    assert capsys.readouterr().err == ""
+    shown = Embedder(cache_dir=tmp_path)
+    with embedding_progress():
+        vecs = shown.encode(DDR_LINES)
+    out, err = capsys.readouterr()
+    assert np.array_equal(vecs, quiet)
+    assert out == ""
+    assert f"Embedding {len(DDR_LINES)} text(s) not in the embedding cache yet:" in err and "Batches" in err
+    with embedding_progress():
+        shown.encode(DDR_LINES)  # all in the cache now: nothing to show
+    shown.encode(["Pick up BHA"])  # outside the block: silent
+    assert capsys.readouterr() == ("", "")

@@ -1,7 +1,9 @@
 """The ``ddrsearch index`` sub-commands, and how ``search`` finds a current index.
 
-``ddrsearch index build [--corpus sample|archive | --dir DIR] [--index PATH]``
-    Build the default pipeline's index over the reports (default: the archive).
+``ddrsearch index build [--corpus sample|archive | --dir DIR] [--index PATH] [--quiet]``
+    Build the default pipeline's index over the reports (default: the archive). When standard
+    error is a terminal, the reading of the PDFs and the embedding of new texts show progress
+    bars there (``--quiet``: not); standard output gets the one line saying what was indexed.
 ``ddrsearch index add PDF... [--corpus ... | --dir DIR | --index PATH]``
     Add new reports (a new day's report) to that index.
 ``ddrsearch index status [...]``
@@ -108,7 +110,8 @@ def _cmd_build(args) -> int:
     paths, source, _ = _source_paths(args)
     folder = _index_dir(args)
     t0 = time.perf_counter()
-    gen = build_index(paths, folder, source=source)
+    # progress bars on standard error, for a person at a terminal (not in a log or a pipe); stdout keeps its one line
+    gen = build_index(paths, folder, source=source, progress=not args.quiet and sys.stderr.isatty())
     # the question encoder a search uses (the ONNX export of the model): made now, while PyTorch is loaded,
     # so that the first search does not import it (a QueryEncoderWarning says so if it cannot be made)
     from ddrsearch.embedding.encoder import Embedder
@@ -185,6 +188,9 @@ def add_index_parser(sub) -> None:
         q = isub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
         if name == "add":
             q.add_argument("pdfs", nargs="+", metavar="PDF", help="report PDF file(s) to add")
+        if name == "build":
+            q.add_argument("--quiet", action="store_true",
+                           help="no progress bars (they are shown on standard error when it is a terminal)")
         q.add_argument("--corpus", choices=["sample", "archive"], default=None,
                        help="the corpus whose index this is (default: archive)")
         q.add_argument("--dir", metavar="FOLDER", default=None, help="a folder of your own report PDFs instead")

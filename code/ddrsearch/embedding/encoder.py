@@ -20,7 +20,9 @@ exact text (UTF-8). Files are written atomically and read with
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
+import sys
 import tempfile
 import unicodedata
 import warnings
@@ -59,11 +61,31 @@ __all__ = [
     "OnnxPassageEmbedder",
     "count_word_pieces",
     "default_cache_dir",
+    "embedding_progress",
     "passage_embedder",
     "query_text",
     "query_threads",
     "truncation_report",
 ]
+
+#: Whether the model's batches show progress on standard error (set by :func:`embedding_progress`).
+_PROGRESS: contextvars.ContextVar[bool] = contextvars.ContextVar("ddrsearch_embedding_progress", default=False)
+
+
+@contextlib.contextmanager
+def embedding_progress(show: bool = True):
+    """Within the ``with`` block, the model's work is shown on standard error: a line saying how many
+    texts it embeds (those not in the cache), then sentence-transformers' progress bar over its batches.
+
+    The batches are the ones the model runs anyway, so the vectors are the same with and without it;
+    texts found in the cache show nothing. ``show=False`` leaves the block silent.
+    """
+    token = _PROGRESS.set(bool(show))
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
 
 def query_text(query: str) -> str:
     """``query`` as a question is embedded: Unicode NFKC, format characters (category Cf) removed.
@@ -368,10 +390,17 @@ class Embedder:
         return self._model_vectors(texts)
 
     def _model_vectors(self, texts: list[str]) -> np.ndarray:
-        """sentence-transformers' unit vectors of ``texts``: float32 ``(len(texts), dim)``."""
+        """sentence-transformers' unit vectors of ``texts``: float32 ``(len(texts), dim)``.
+
+        Inside :func:`embedding_progress`, says on standard error how many texts it embeds and shows the
+        batches' progress bar there.
+        """
+        show = _PROGRESS.get()
+        if show:
+            print(f"Embedding {len(texts)} text(s) not in the embedding cache yet:", file=sys.stderr, flush=True)
         vecs = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True,
-            convert_to_numpy=True, show_progress_bar=False,
+            convert_to_numpy=True, show_progress_bar=show,
         )
         return np.asarray(vecs, dtype=np.float32)
 

@@ -563,7 +563,7 @@ def load_archive(folder: str | os.PathLike, *, pattern: str = "*.pdf", on_error:
 
 
 def read_each(paths: Iterable[str | os.PathLike], *, ocr: str | None = None,
-              dpi: int = 200) -> tuple[list[Report], list[tuple[Path, ReportError]]]:
+              dpi: int = 200, progress: bool = False) -> tuple[list[Report], list[tuple[Path, ReportError]]]:
     """Read every file, going on past the ones that cannot be read, so that one run names them all.
 
     The files are read one after another by one worker process (:func:`batch_reader`), each within
@@ -573,6 +573,7 @@ def read_each(paths: Iterable[str | os.PathLike], *, ocr: str | None = None,
     Args:
         paths: report PDFs.
         ocr, dpi: as for :func:`read_report`.
+        progress: show a progress bar (files read) on standard error.
 
     Returns:
         ``(reports, failures)``: the reports read, in the order given, and
@@ -580,6 +581,12 @@ def read_each(paths: Iterable[str | os.PathLike], *, ocr: str | None = None,
     """
     reports: list[Report] = []
     failures: list[tuple[Path, ReportError]] = []
+    if progress:
+        import sys
+
+        from tqdm import tqdm
+
+        paths = tqdm(list(paths), desc="Reading reports", unit="report", file=sys.stderr, disable=False)
     with batch_reader() as reader:
         for p in paths:
             try:
@@ -650,18 +657,19 @@ def sort_reports(reports: Iterable[Report]) -> list[Report]:
     return sorted(reports, key=lambda r: (r.report_number, r.phase != "Drilling", r.file_name))
 
 
-def read_reports(paths: Iterable[str | os.PathLike]) -> list[Report]:
+def read_reports(paths: Iterable[str | os.PathLike], *, progress: bool = False) -> list[Report]:
     """Read the given report PDFs and return them in report-number order (see :func:`load_archive`).
 
     Every file is read before an error is raised, so that one run names every unreadable file; each in a
-    worker process within hard limits of time and memory (:func:`read_each`).
+    worker process within hard limits of time and memory (:func:`read_each`). With ``progress``, a
+    progress bar of the files read is shown on standard error.
 
     Raises:
         ReportError: a file cannot be read: that file's own error (see
             :func:`read_report`), or, when several cannot, one error listing each by name.
         DuplicateReportError: two files hold the same report (:func:`check_same_text`).
     """
-    reports, failures = read_each(paths)
+    reports, failures = read_each(paths, progress=progress)
     if len(failures) == 1:
         raise failures[0][1]
     if failures:

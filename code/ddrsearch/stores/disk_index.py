@@ -47,7 +47,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ddrsearch import __version__, settings
-from ddrsearch.embedding.encoder import Embedder, OnnxPassageEmbedder, passage_embedder
+from ddrsearch.embedding.encoder import Embedder, OnnxPassageEmbedder, embedding_progress, passage_embedder
 from ddrsearch.embedding.model import resolve_model
 from ddrsearch.errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
 from ddrsearch.hashing import sha256_file, text_sha256
@@ -256,7 +256,7 @@ def _write(index_dir, entries: list[dict], passages, vectors, bm25, header_extra
 
 
 def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = None,
-                embedder: Embedder | None = None) -> Generation:
+                embedder: Embedder | None = None, progress: bool = False) -> Generation:
     """Build the default pipeline's index over the report PDFs ``paths`` and write it to ``index_dir``.
 
     Args:
@@ -264,6 +264,8 @@ def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = No
         index_dir: the index folder (a previous index there is replaced atomically).
         source: what the reports are, for the header and messages (e.g. ``{"corpus": "archive"}``).
         embedder: the embedder to use (default: the pipeline's, with the default cache).
+        progress: show on standard error the reading of the PDFs and the embedding of the texts that
+            are not in the embedding cache (progress bars; the index is the same either way).
 
     Returns:
         The new :class:`~ddrsearch.stores.generations.Generation`.
@@ -277,8 +279,9 @@ def build_index(paths, index_dir: str | os.PathLike, *, source: dict | None = No
     if not paths:
         raise SearchIndexError("No report to index: the list of PDF files is empty.")
     digests = {p.name: d for d, p in check_duplicates(paths).items()}
-    reports = read_reports(paths)
-    retriever = _pipeline(reports, embedder)
+    reports = read_reports(paths, progress=progress)
+    with embedding_progress(progress):
+        retriever = _pipeline(reports, embedder)
     counts = {}
     for p in retriever.passages:
         counts[p.report] = counts.get(p.report, 0) + 1
