@@ -109,3 +109,34 @@ def test_every_day_parse_date_reads_in_words_is_the_day_the_answerer_removes():
     for text in (*HOLIDAYS, "New Year\u2019s Day", "Nov 26", "26th of November", "sept. 3", "Christmas Day 2020"):
         assert parse_date(text, [2020]) is not None, text
         assert NAMED_DAY_RE.fullmatch(text), text
+
+
+def _md_rows(*mds: float | None) -> StructuredIndex:
+    """A structured index of one report a day from 2020-11-01 with these MDs (no PDF read)."""
+    return StructuredIndex(rows=[{"report": f"R{i}", "date": dt.date(2020, 11, i), "bit_size": None, "md_ft": md}
+                                 for i, md in enumerate(mds, start=1)])
+
+
+def test_the_highest_md_is_read_from_the_typed_md(archive):
+    """Before: "what was the highest MD" had no structured pattern, and ask quoted D026's row "Currently at
+    5,113' MD"; the typed MD field's highest is 10,987 ft, first in D066."""
+    m = StructuredIndex(archive).score("what was the highest MD")
+    deepest = max(r.md_ft for r in archive if r.md_ft is not None)
+    assert (m.kind, m.field, m.value) == ("extreme", "md_ft", deepest)
+    assert short_name(next(r for r in archive if r.file_name == m.holders[0])) == "D066"
+
+
+@pytest.mark.parametrize("question", ["what was the highest MD", "maximum measured depth", "max depth",
+                                      "deepest point of the well", "what was the total depth reached",
+                                      "when did we reach TD", "TD was called on which day"])
+def test_a_deepest_question_asks_for_the_highest_md(question):
+    m = _md_rows(500.0, 3000.0, None, 9000.0, 9000.0).score(question)
+    assert m is not None and (m.field, m.value, m.holders) == ("md_ft", 9000.0, ("R4", "R5"))
+
+
+@pytest.mark.parametrize("question", ["top drive repair", "longest TD repair", "TD repair", "TD leaking oil",
+                                      "mud weight at TD", "the longest trip, at what depth?"])
+def test_td_alone_or_another_extreme_is_not_the_deepest_md(question):
+    """"TD" is the top drive as often as total depth: alone it does not ask for the deepest report."""
+    m = _md_rows(500.0, 9000.0).score(question)
+    assert m is None or m.field != "md_ft"

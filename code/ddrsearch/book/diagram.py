@@ -42,6 +42,7 @@ LEVER_STAGES: dict[str, str] = {
     "lexicon": "bm25",
     "lexicon_k": "bm25",
     "lexicon_gate": "bm25",
+    "segments": "dense",
     "weight": "fusion",
     "candidates": "fusion",
     "structured": "fusion",
@@ -70,6 +71,8 @@ def _describe(lever: str, value) -> str:
         return f"  at most {value} of them"
     if lever == "lexicon_gate":
         return f"  when its best row holds < {value:.0%} of it" if value is not None else "  for every question"
+    if lever == "segments":
+        return f"a long row also by its best {value} words" if value else "whole rows only"
     if lever == "candidates":
         return "every passage a candidate" if value is None else f"top {value} of each leg"
     if lever == "structured":

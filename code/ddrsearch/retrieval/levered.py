@@ -44,6 +44,14 @@ time and measure each on the development questions:
   ``"local"`` weighs each word by its rarity among the report's own rows
   (:mod:`ddrsearch.retrieval.rowchoice` gives the rules and their sources).
 
+* ``segments``: the dense leg also scores each long row by its best stretch
+  of ``segments`` words (windows overlapping by half, each embedded with the
+  row's context), and a row's dense score is the higher of the whole row's
+  and its best stretch's (after "max-passage" scoring, Dai and Callan,
+  "Deeper text understanding for IR with contextual neural language
+  modeling", SIGIR 2019). A six-hour drilling row that mentions "seepage
+  losses" among fifty parameters is otherwise as far from "mud losses" as
+  its parameters make it. 0 = off.
 * ``lexicon`` / ``groups``: the drilling lexicon's terms nearest the question
   by meaning added to the BM25 query (:mod:`ddrsearch.retrieval.lexicon_match`), and
   the question's likely activity groups matched against each row's time code
@@ -174,6 +182,8 @@ class TunedHybridRetriever(TwoLegRetriever):
         structured_index: the structured path's typed fields, when they are
             at hand without the reports (an index on disk); default: built
             from the attached reports at the first numeric or date question.
+        segments: words in a stretch of a long row that the dense leg also
+            scores (0 = off; see the module docstring and :meth:`segment_scores`).
         rollup: see :class:`~ddrsearch.retrieval.base.Retriever`.
 
     Raises:
@@ -193,7 +203,7 @@ class TunedHybridRetriever(TwoLegRetriever):
                  bm25_options: dict | None = None, dense_options: dict | None = None, rollup: str = "max",
                  structured_index: StructuredIndex | None = None, lexicon: float = 0.0, lexicon_k: int = 3,
                  lexicon_min: float = 0.5, lexicon_gate: float | None = None, adaptive: float | None = None,
-                 adaptive_cover: float = 0.5, groups: float = 0.0, groups_k: int = 5):
+                 adaptive_cover: float = 0.5, groups: float = 0.0, groups_k: int = 5, segments: int = 0):
         super().__init__(rollup)
         self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
@@ -231,6 +241,9 @@ class TunedHybridRetriever(TwoLegRetriever):
         if groups < 0 or groups_k < 1:
             raise ValueError(f"need groups >= 0 and groups_k >= 1, got {groups}, {groups_k}")
         self.groups, self.groups_k = groups, groups_k
+        if segments != 0 and segments < 4:
+            raise ValueError(f"segments must be 0 (off) or at least 4 words, got {segments}")
+        self.segments = segments
 
     # --- indexing --------------------------------------------------------------------
     def query_terms(self, query: str) -> list[str]:
@@ -272,13 +285,13 @@ class TunedHybridRetriever(TwoLegRetriever):
             candidates=self.candidates, bm25=self.bm25, dense=self.dense, rollup=self.rollup,
             structured_index=self.structured_index, lexicon=self.lexicon, lexicon_k=self.lexicon_k,
             lexicon_min=self.lexicon_min, lexicon_gate=self.lexicon_gate, adaptive=self.adaptive,
-            adaptive_cover=self.adaptive_cover, groups=self.groups, groups_k=self.groups_k)
+            adaptive_cover=self.adaptive_cover, groups=self.groups, groups_k=self.groups_k, segments=self.segments)
         other.passages = self.passages
         other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
         other.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
             "_idf_cache", "_positions", "_plain_tok", "_row_terms_cache", "_matcher", "_passage_groups",
-            "_passage_counts_cache", "_row_table_cache")})
+            "_passage_counts_cache", "_row_table_cache", "_segments_cache")})
         return other
 
     # --- the legs --------------------------------------------------------------------
@@ -297,7 +310,8 @@ class TunedHybridRetriever(TwoLegRetriever):
         levers = (len(self.passages), len(self._reports), self.fusion, self.weight, self.rrf_k, self.candidates,
                   self.prf, self.fb_docs, self.fb_terms, self.fb_weight, self.structured, self.proximity, self.window,
                   self.numbers, self.framing, self.asker, self.reverse, self.lexicon, self.lexicon_k,
-                  self.lexicon_min, self.lexicon_gate, self.adaptive, self.adaptive_cover, self.groups, self.groups_k)
+                  self.lexicon_min, self.lexicon_gate, self.adaptive, self.adaptive_cover, self.groups, self.groups_k,
+                  self.segments)
         return objects, tuple(id(o) for o in objects) + levers
 
     def _remembered(self, what: str, query: str, compute):
@@ -340,6 +354,8 @@ class TunedHybridRetriever(TwoLegRetriever):
         if self.lexicon > 0:
             b = self._lexicon_expand(q, b)
         v = self.dense.passage_scores(q) if self.weight > 0 or self.adaptive else np.zeros(len(self.passages))
+        if self.segments and (self.weight > 0 or self.adaptive):
+            v = np.maximum(v, self.segment_scores(q))
         if self.prf in ("rm3", "both"):
             b = self._rm3(q, b)
         if self.proximity > 0:
@@ -348,6 +364,43 @@ class TunedHybridRetriever(TwoLegRetriever):
         if self.prf in ("rocchio", "both") and self.weight > 0:
             v = self._rocchio(q, v)
         return b, v
+
+    def segment_scores(self, query: str) -> np.ndarray:
+        """Each passage's best cosine over its stretches of ``segments`` words; shape ``(n,)``.
+
+        A passage of more than ``1.5 * segments`` words is cut into stretches of
+        ``segments`` words, each starting ``segments // 2`` words after the last
+        (the last one reaching the end), and each is embedded after the
+        passage's context, as the passage itself is; a shorter passage has no
+        stretch and gets ``-1`` (the whole passage's cosine stands). ``query``
+        is rewritten already. The stretches' vectors are computed once per
+        passages (and kept in the embedding cache on disk).
+        """
+        seg = self._segment_vectors()
+        out = np.full(len(self.passages), -1.0)
+        if len(seg[1]):
+            np.maximum.at(out, seg[1], (seg[2] @ self.dense.embed_query(query)).astype(float))
+        return out
+
+    def _segment_vectors(self) -> tuple:
+        cached = self.__dict__.get("_segments_cache")
+        if cached is not None and cached[0] is self.passages and cached[3] == (len(self.passages), self.segments):
+            return cached
+        size, step = self.segments, max(1, self.segments // 2)
+        owners, texts = [], []
+        for i, p in enumerate(self.passages):
+            words = p.text.split()
+            if len(words) <= size + step:
+                continue
+            starts = [*range(0, len(words) - size, step), len(words) - size]
+            for a in starts:
+                stretch = " ".join(words[a:a + size])
+                texts.append(f"{p.context}\n{stretch}" if p.context else stretch)
+                owners.append(i)
+        matrix = self.dense.embedder.encode(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        self._segments_cache = (self.passages, np.array(owners, dtype=int), np.asarray(matrix, dtype=np.float32),
+                                (len(self.passages), self.segments))
+        return self._segments_cache
 
     def lexicon_terms(self, query: str) -> list[tuple[str, float]]:
         """The printed lexicon terms the ``lexicon`` lever adds for ``query`` (after the rewrites), with their similarity."""

@@ -20,6 +20,9 @@ typed fields of :mod:`ddrsearch.reading.fields`:
   mud weight, pump pressure or torque -> the report(s) holding the extreme,
   optionally within one hole size (``8 3/4 hole``, read from the DRILL BITS
   table's SIZE column);
+* the **deepest** point (``highest MD``, ``max depth``, ``total depth reached``,
+  ``reached TD``) -> the report(s) with the highest MD; ``TD`` alone (often the
+  top drive) does not ask for it;
 * a **depth mentioned** (``at 6,400 ft``) -> the reports whose drilled
   interval (previous MD to this MD) holds it, with a lower score.
 
@@ -238,6 +241,18 @@ _EXTREMES = (
     (r"torque", "torque_ftlbf"),
 )
 
+#: The measured depth, as a "highest MD" / "maximum depth" question names it. "TD" alone is not here: in these
+#: reports and in questions it is the top drive ("longest TD repair") as often as total depth.
+_DEPTH = r"\bmd\b|measured depth|\bdepth\b|\bdeep\b"
+#: The extreme words that make a depth question ask for the deepest report ("longest", "fastest", "best" do not:
+#: "the longest trip, at what depth?" asks for a trip).
+_HIGHEST_DEPTH = ("highest", "max", "maximum", "biggest", "record")
+#: A question asking for the deepest point without such a word ("what was the total depth reached?", "when did
+#: we reach TD?", "deepest MD"): the highest ``md_ft``. "TD" counts only after a verb of reaching (or "called",
+#: or before "reached"/"called"), never alone.
+_DEEPEST = re.compile(r"\b(?:deepest|total depth|final depth|(?:reach(?:ed|ing)?|hit|got to|get to|call(?:ed)?)"
+                      r"\s+(?:the\s+)?td|td\s+(?:was\s+)?(?:reached|called))\b")
+
 
 class StructuredIndex:
     """The typed fields of a set of reports, ready to answer numeric and date questions.
@@ -328,6 +343,10 @@ class StructuredIndex:
                 if re.search(pattern, text):
                     return self._extreme(text, fld, m[1] in ("worst", "least", "lowest", "minimum", "min",
                                                               "smallest", "slowest", "lightest"))
+        # the deepest point: after the other fields, so "mud weight at total depth" is not a depth question
+        if (m and m[1] in _HIGHEST_DEPTH and re.search(_DEPTH, text)) or \
+                (_DEEPEST.search(text) and not any(re.search(p, text) for p, _ in _EXTREMES)):
+            return self._extreme(text, "md_ft", False)
         m = re.search(rf"\b(?:at|to|from|near|around)\s+{_NUM}{_FEET}", text)
         if m:
             n = _number(m[1])
@@ -338,7 +357,7 @@ class StructuredIndex:
         return None
 
     def _extreme(self, text: str, fld: str, lowest: bool) -> StructuredMatch | None:
-        rows = [r for r in self.rows if r.get(fld) is not None and (fld != "footage_ft" or r[fld] > 0)]
+        rows = [r for r in self.rows if r.get(fld) is not None and (fld not in ("footage_ft", "md_ft") or r[fld] > 0)]
         hole = _HOLE.search(text)
         if hole:
             size = float(hole[1]) + (int(hole[2]) / int(hole[3]) if hole[2] else 0.0)
