@@ -419,30 +419,3 @@ def test_a_day_named_in_words_looks_at_the_rows_that_began_that_day(answerer):
     assert all(r.label in ("D039", "D038") for r in card.candidates)
     iso = answerer.ask("what did we drill on 2020-11-26?")
     assert {r.day for r in iso.candidates} == {dt.date(2020, 11, 26)}
-
-
-@pytest.mark.data
-@pytest.mark.model
-def test_a_lexicon_synonym_of_a_printed_term_counts_as_held(answerer):
-    """Before: "did the BOP test pass" quoted D059 ("Test BOP ... 5000 psi high", support 0.55) and D014 ("Clean all
-    BOP components") before D016, the test that passed ("All tests were good", support 0.44): no row holds "pass",
-    the question's rarest word. The lexicon names "passed" a synonym of the printed "tests were good"; the row
-    holding that now holds "pass", and D016 leads."""
-    coverage, _ = answerer.evidence("pass", "All tests were good.", 0.0)
-    assert coverage == pytest.approx(1.0)
-    # plain phrasings are too loose to count: "hard to pass" is one of *tight*'s
-    assert answerer.evidence("pass", "Tight hole at 4,500'", 0.0)[0] == 0.0
-    card = answerer.ask("did the BOP test pass")
-    assert card.found and card.rows[0].label == "D016" and "All tests were good" in card.rows[0].text
-
-
-@pytest.mark.data
-@pytest.mark.model
-def test_a_lexicon_name_of_several_words_counts_as_held_by_its_printed_term(answerer):
-    """Before: "any stuck pipe while orienting?" was refused (best support 0.37 < 0.431), although D038-r08 says
-    "During the slide lost tool face and became assembly became stuck": the row holds "stuck" but not "pipe" (nor
-    "orienting"). The lexicon names "stuck pipe" a synonym of the printed "stuck"; a row holding "stuck" now holds
-    both words, and the card quotes D038-r08."""
-    assert answerer.evidence("stuck pipe", "assembly became stuck", 0.0)[0] == pytest.approx(1.0)
-    card = answerer.ask("any stuck pipe while orienting?")
-    assert card.found and card.rows[0].row_id == "D038-r08"

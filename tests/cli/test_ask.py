@@ -171,7 +171,6 @@ def test_ask_prints_each_cited_sentences_overlap_and_flags_a_row_that_does_not_s
         def do_POST(self):  # the first row of the prompt, quoted and cited; then a claim it does not hold
             prompt = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][1]["content"]
             row, text = re.search(r"^\[(D\d{3}-r\d\d)\] \S+ \S+ \(report dated \S+\): (.*?)[.]?$", prompt, re.M).groups()
-            text = re.split(r"(?<=\.)\s+", text)[-1].rstrip(".")  # one sentence of the row (D038-r08 holds several)
             answer = f"They had to {text} [{row}]. The well blew out [{row}]."
             payload = json.dumps({"choices": [{"message": {"content": answer}}]}).encode()
             self.send_response(200)

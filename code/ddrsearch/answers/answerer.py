@@ -457,52 +457,16 @@ class Answerer:
 
         coverage = the IDF-weighted share of the words' search terms (the BM25
         leg's tokenizer, abbreviations expanded) that ``text`` holds: rare
-        words count more, words absent from every report count most. The
-        terms of a name of a lexicon entry (its term or a synonym,
-        :mod:`ddrsearch.text.lexicon`) that the words hold are all held by a
-        text that holds the entry's printed term: "did the BOP test pass"
-        finds "pass" in "All tests were good" (the entry *tests were good*,
-        synonym *passed*), "stuck pipe" both words in "became stuck" (the
-        entry *stuck*, synonym *stuck pipe*);
+        words count more, words absent from every report count most;
         evidence = (cosine + coverage) / 2, between 0 and 1 for a cosine in [0, 1].
         """
         terms = self._terms(words)
         if not terms:
             return 0.0, cosine / 2
         held = self._terms(text)
-        for form, printed in self._synonyms_in(words):
-            if not form <= held and any(p <= held for p in printed):
-                held |= form
         weights = {t: self.idf(t) for t in terms}
         coverage = sum(w for t, w in weights.items() if t in held) / sum(weights.values())
         return coverage, (cosine + coverage) / 2
-
-    def _synonym_forms(self) -> dict[frozenset[str], set[frozenset[str]]]:
-        """The terms of each name of a lexicon entry (its term or a synonym, as the BM25 leg tokenizes it) -> the
-        terms of the printed terms it names, built once. The lexicon's plain phrasings are left out: they are
-        loose ("hard to pass" is a plain phrasing of *tight*)."""
-        if "_synonyms_cache" not in self.__dict__:
-            from ddrsearch.text.lexicon import load_lexicon
-
-            tokenize, out = self.retriever.bm25.tokenize, {}
-            for entry in load_lexicon():
-                printed = frozenset(tokenize(entry.printed))
-                for name in (entry.term, *entry.synonyms):
-                    form = frozenset(tokenize(name))
-                    if printed and form and not form <= printed:
-                        out.setdefault(form, set()).add(printed)
-            self._synonyms_cache = out
-        return self._synonyms_cache
-
-    def _synonyms_in(self, words: str) -> list[tuple[frozenset[str], set[frozenset[str]]]]:
-        """The lexicon names whose terms the searched ``words`` all hold, each with the printed terms it names."""
-        cache = self.__dict__.setdefault("_synonyms_in_cache", {})
-        if words not in cache:
-            if len(cache) >= 1024:
-                cache.clear()
-            terms = self._terms(words)
-            cache[words] = [(f, p) for f, p in self._synonym_forms().items() if f <= terms]
-        return cache[words]
 
     def candidates(self, words: str, k: int = 5) -> list[SupportRow]:
         """The ``k`` best operation rows for ``words`` by fused score, each scored for evidence and margin."""
