@@ -69,11 +69,6 @@ PLAIN_WEIGHT = 0.5
 #: keeps "stuck pipe" on the row that says it)
 #: (:mod:`ddrsearch.retrieval.lexicon_match`; chosen on the development
 #: questions of the archive and zero-overlap sets pooled, ``benchmarks/plain_levers.py``).
-#: The dense leg also scores a row of more than 36 words by its best stretch of 24
-#: (``segments``: the whole row's cosine or its best stretch's, the higher): a long
-#: drilling row that mentions losses among its parameters was as far from "mud losses"
-#: as its parameters made it (better on the development questions of the archive and
-#: zero-overlap sets, each gain's interval holding 0; stretches of 16 and 32 words did worse).
 DEFAULT_LEVERS: dict = {
     "candidates": None,
     "bm25_options": {"expand": True, "stem": True, "stop_extra": ["while"]},
@@ -86,7 +81,6 @@ DEFAULT_LEVERS: dict = {
     "lexicon": 0.6,
     "lexicon_k": 5,
     "lexicon_gate": 0.7,
-    "segments": 24,
 }
 
 #: One-line description of the default pipeline, for tables and help texts.
@@ -94,8 +88,7 @@ DEFAULT_PIPELINE = (
     f"hybrid: BM25 (abbreviations expanded, stemmed, 'while' dropped, RM3) + dense over operation-row chunks, "
     f"convex fusion with dense weight {DEFAULT_WEIGHT} over every passage, asker's shorthand spelled out, "
     f"typed fields for numeric and date questions, a quantity typed with its unit matched beside its label, "
-    f"the lexicon's terms nearest the question by meaning added to BM25 when its own words find no row, "
-    f"a long row scored by the dense leg at its best stretch of words too"
+    f"the lexicon's terms nearest the question by meaning added to BM25 when its own words find no row"
 )
 
 UNITS = ("auto", "report", "operation", "window")
