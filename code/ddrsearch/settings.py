@@ -14,25 +14,22 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
 
 __all__ = ["SETTINGS", "Setting", "describe", "get", "get_number", "project_root"]
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One environment variable.
+class Setting(namedtuple("Setting", ("name", "default", "meaning"))):
+    """One environment variable (immutable; a named tuple, not a dataclass, so that this module imports fast).
 
     Attributes:
-        name: the variable, e.g. ``DDRSEARCH_ARCHIVE_DIR``.
-        default: what applies when it is unset or blank, in words.
-        meaning: what it sets.
+        name (str): the variable, e.g. ``DDRSEARCH_ARCHIVE_DIR``.
+        default (str): what applies when it is unset or blank, in words.
+        meaning (str): what it sets.
     """
 
-    name: str
-    default: str
-    meaning: str
+    __slots__ = ()
 
 
 #: The environment variables ddrsearch reads, in the order the README lists them.
@@ -62,6 +59,8 @@ SETTINGS: tuple[Setting, ...] = (
             "folder of the search indexes (ddrsearch index build), one subfolder per corpus"),
     Setting("DDRSEARCH_INDEX_LOCK_TIMEOUT", "120",
             "seconds a command that writes an index waits for another writer of the same index to finish"),
+    Setting("DDRSEARCH_SERVER", "1: ddrsearch search answers through a running ddrsearch serve of the same index",
+            "0: never use ddrsearch serve (every search loads the index in its own process)"),
     Setting("DDRSEARCH_DATABASE_URL", "unset: an embedded PostgreSQL server (pgserver) in DDRSEARCH_PG_DIR",
             "PostgreSQL connection string for the PostgreSQL backend (the appendix)"),
     Setting("DDRSEARCH_PG_DIR", ".cache/postgres in the project; ~/.cache/ddrsearch/postgres elsewhere",
