@@ -100,7 +100,7 @@ def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0
         sock.settimeout(timeout)
         sock.sendall(data)
         chunks, size = [], 0
-        while True:
+        while True:  # to the answer's newline (or the end of the stream)
             chunk = sock.recv(1 << 16)
             if not chunk:
                 break
@@ -108,6 +108,8 @@ def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0
             size += len(chunk)
             if size > MAX_RESPONSE_BYTES:
                 return None
+            if chunk.endswith(b"\n"):
+                break
     except OSError:  # refused (a dead socket file), reset, timed out
         return None
     finally:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import os
 import signal
@@ -136,7 +137,8 @@ class IndexServer:
 
         self.args, self.index = args, index
         self.folder = _index_dir(args).resolve()
-        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        stream = sys.stderr  # the server's own, not a request's (whose output is recorded for its client)
+        self.log = log or (lambda line: print(line, file=stream, flush=True))
         self.package = Path(ddrsearch.__file__).resolve().parent
         self.env = _settings_env()
         self.stamp = _code_stamp(self.package)
@@ -204,7 +206,7 @@ class IndexServer:
             paths, _, _ = _source_paths(args)
             signature = self._signature(folder, paths)
             if signature == self.signature:
-                return index
+                return dataclasses.replace(index, folder=folder)  # named as this request names it (search prints it)
             generation = current_generation(folder)
         except SearchIndexError:
             generation = None
@@ -213,7 +215,7 @@ class IndexServer:
                 and not stale_reasons(index.generation, corpus=paths,
                                       model_key=index.retriever.dense.embedder.source.key):
             self.signature = signature
-            return index
+            return dataclasses.replace(index, folder=folder)
         self.signature = None
         fresh = current_index(args, say=say)
         if fresh is not None and fresh.generation.folder.name != index.generation.folder.name:
@@ -321,10 +323,15 @@ def _idle_minutes(text: str) -> float:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ddrsearch.cli.index import _index_dir, _source_paths, current_index
-    from ddrsearch.resident import listen, serve
+    from ddrsearch.resident import ServerBusyError, call, listen, serve
     from ddrsearch.stores.locations import socket_path
 
     folder = _index_dir(args)
+    path = socket_path(folder)
+    pong = call(path, {"command": "ping"})
+    if pong is not None and pong.get("pong"):  # said before loading anything (listen() checks again)
+        raise ServerBusyError(f"another ddrsearch serve answers at {path} (process {pong.get('pid')}); stop it "
+                              "first (Ctrl-C in its terminal) or use that one")
     index = current_index(args)  # a stale or damaged index: the note search prints
     if index is None:
         print(f"ddrsearch serve: no current index at {folder} to serve; build it with: {_source_paths(args)[2]}"
@@ -332,7 +339,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 1
     server = IndexServer(args, index)
     server.warm()
-    path = socket_path(folder)
     sock = listen(path)  # another server there: ServerBusyError (an OSError: one line, exit 1)
     inode = os.stat(path).st_ino
 
