@@ -18,9 +18,9 @@ Limits, all named here: :data:`MAX_REQUEST_BYTES` (64 KiB),
 ``timeout`` for the answer. A request over the limit, cut short, or not a JSON
 object is answered with ``{"error": "..."}`` (never a traceback).
 
-Nothing here imports another ddrsearch module (and nothing outside the
-standard library's ``socket``, ``json``, ``os``, ``sys``, ``time``), so the
-client stays cheap to import.
+Nothing here imports another ddrsearch module but :mod:`ddrsearch.errors`
+(and nothing outside the standard library's ``socket``, ``json``, ``os``,
+``sys``, ``time``), so the client stays cheap to import.
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ import socket
 import sys
 import time
 
+from ddrsearch.errors import ServerBusyError
+
 __all__ = ["BACKLOG", "CONNECT_TIMEOUT", "MAX_PATH_BYTES", "MAX_REQUEST_BYTES", "MAX_RESPONSE_BYTES", "READ_TIMEOUT",
-           "WRITE_TIMEOUT", "ServerBusyError", "call", "listen", "serve"]
+           "WRITE_TIMEOUT", "call", "listen", "serve"]
 
 #: Largest request a server reads, in bytes (its line and the ``\n``).
 MAX_REQUEST_BYTES = 64 * 1024
@@ -54,10 +56,6 @@ BACKLOG = 16
 
 #: Longest socket path the operating system accepts, in bytes (Linux: 108 with the final NUL).
 MAX_PATH_BYTES = 107
-
-
-class ServerBusyError(OSError):
-    """Another server answers on the socket a new one was asked to listen on."""
 
 
 def _path_ok(path: str) -> bool:

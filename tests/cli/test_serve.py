@@ -225,3 +225,15 @@ def test_serve_without_a_current_index_says_how_to_build_one(tmp_path, archive_f
     shutil.copy2(archive_folder / REPORTS[0], folder)
     proc = _ddrsearch("serve", "--dir", str(folder), "--index", str(tmp_path / "none"))
     assert proc.returncode == 1 and b"no current index at" in proc.stderr and b"ddrsearch index build --dir" in proc.stderr
+
+
+def test_ask_through_the_server_answers_as_alone_and_leaves_search_as_it_was(served):
+    folder, index, server = served
+    where = ["--dir", str(folder), "--index", str(index)]
+    for argv in (["ask", "when did we last get stuck?", *where], ["ask", "wen did the pipe get stuk", "-k", "3", *where],
+                 ["search", "stuk pipe wile drilling", *where]):  # after an ask: a search's notes still say rows
+        before = server.requests()
+        via, alone = _ddrsearch(*argv), _ddrsearch(*argv, env=_env(DDRSEARCH_SERVER="0"))
+        assert server.requests() - before == 1, argv
+        assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode), argv
+        assert via.returncode == 0 and via.stdout

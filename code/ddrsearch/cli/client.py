@@ -1,9 +1,9 @@
 """A search answered by a running ``ddrsearch serve``: find its socket, send the command line, print the answer.
 
 :func:`run_via_server` is what :func:`ddrsearch.cli.command.main` tries first
-for ``ddrsearch search``. It reads only the options that say which index a
+for ``ddrsearch search`` and ``ddrsearch ask``. It reads only the options that say which index a
 search would use (``--corpus``, ``--dir``, ``--archive``, ``--index``) and
-whether it would use one at all (``--method``, ``--unit``, ``--no-index``), looks
+whether it would use one at all (``--method``, ``--unit``, ``--no-index``; for ``ask``, ``--ocr``), looks
 for the server's socket in that index folder
 (:func:`ddrsearch.stores.locations.socket_path`), and sends the whole command
 line with the working folder, the ``DDRSEARCH_*`` settings and the terminal's
@@ -90,7 +90,7 @@ def request_for(argv: list[str]) -> tuple[str, dict] | None:
     """The socket to ask and the request to send for ``ddrsearch`` ``argv``, or ``None`` (run it here).
 
     Args:
-        argv: the arguments after ``ddrsearch``; only ``search`` is sent.
+        argv: the arguments after ``ddrsearch``; only ``search`` and ``ask`` are sent.
 
     Returns:
         ``(socket path, request)``, the request being a dict with ``v``
@@ -98,12 +98,15 @@ def request_for(argv: list[str]) -> tuple[str, dict] | None:
         variable but ``DDRSEARCH_SERVER``), ``terminal`` (columns, lines),
         ``package`` (this copy's folder) and ``python`` (its version).
     """
-    if argv[:1] != ["search"]:
+    if argv[:1] not in (["search"], ["ask"]):
         return None
     options = _options(argv[1:])
-    if options is None or options.get("--no-index") or options.get("--method", "hybrid") != "hybrid" \
-            or options.get("--unit", "auto") != "auto":
+    if options is None or options.get("--no-index"):
+        return None
+    if argv[0] == "search" and (options.get("--method", "hybrid") != "hybrid" or options.get("--unit", "auto") != "auto"):
         return None  # only the default pipeline is searched in an index (ddrsearch.cli.search)
+    if argv[0] == "ask" and options.get("--ocr") is not None:
+        return None  # ask --ocr reads the PDFs (ddrsearch.cli.ask)
     from pathlib import Path
 
     import ddrsearch
@@ -134,7 +137,9 @@ def run_via_server(argv: list[str]) -> int | None:
     for this process exactly (see the module's description), and when
     ``DDRSEARCH_SERVER`` is ``0``.
     """
-    if os.environ.get("DDRSEARCH_SERVER", "").strip() == "0":
+    from ddrsearch import settings
+
+    if settings.get("DDRSEARCH_SERVER") == "0":
         return None
     try:
         found = request_for(argv)

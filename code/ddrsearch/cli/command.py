@@ -91,12 +91,12 @@ def build_parser(command: str | None = None):
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
-    A ``search`` is first offered to a ``ddrsearch serve`` of the same index
+    A ``search`` or ``ask`` is first offered to a ``ddrsearch serve`` of the same index
     (:func:`ddrsearch.cli.client.run_via_server`; off with ``DDRSEARCH_SERVER=0``),
     which prints exactly what this process would; without one it runs here (:func:`run`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["search"]:
+    if argv[:1] in (["search"], ["ask"]):
         from ddrsearch.cli.client import run_via_server
 
         status = run_via_server(argv)

@@ -1,21 +1,21 @@
-"""``ddrsearch serve``: keep an index and the libraries loaded, and answer ``ddrsearch search`` from other processes.
+"""``ddrsearch serve``: keep an index and the libraries loaded, and answer ``search`` and ``ask`` from other processes.
 
 A search from a new process spends most of its time loading NumPy,
 onnxruntime, the tokenizer and the index, not searching. ``ddrsearch serve``
 loads them once, in the foreground, and listens on a Unix-domain socket inside
 the index folder (``<index>/serve.sock``, mode 0600,
-:mod:`ddrsearch.resident`); ``ddrsearch search`` with the same index finds it
-there and sends its command line (:mod:`ddrsearch.cli.client`).
+:mod:`ddrsearch.resident`); ``ddrsearch search`` and ``ddrsearch ask`` with the
+same index find it there and send their command line (:mod:`ddrsearch.cli.client`).
 
-The server runs each request as ``ddrsearch search`` would in a process of
-its own: the same parser, the same command (:func:`ddrsearch.cli.search`), in
+The server runs each request as ``ddrsearch search`` (or ``ask``) would in a process of
+its own: the same parser, the same command (:mod:`ddrsearch.cli.search`, :mod:`ddrsearch.cli.ask`), in
 the client's working folder, with the client's terminal width, and records
 what it prints, in order, with its exit status. So the client's output is byte
 for byte the in-process one, notes and usage errors included. It declines
 (and the client searches in its own process) when it cannot stand in exactly:
 other ``DDRSEARCH_*`` settings than its own, another copy of the package or
 another Python, a search that would not use its index (another method, unit or
-index folder, ``--no-index``), or the package's code changed since it started
+index folder, ``--no-index``, ``ask --ocr``), or the package's code changed since it started
 (then it also stops: start it again).
 
 Before each search it checks, by the rules of ``search``
@@ -46,6 +46,7 @@ import time
 from pathlib import Path
 
 from ddrsearch.cli.index import add_index_options
+from ddrsearch.errors import ServerDeclined
 
 __all__ = ["IDLE_MINUTES", "IndexServer", "add_serve_parser"]
 
@@ -53,11 +54,7 @@ __all__ = ["IDLE_MINUTES", "IndexServer", "add_serve_parser"]
 IDLE_MINUTES = 60.0
 
 #: Commands a server runs for a client.
-_COMMANDS = ("search",)
-
-
-class _Declined(Exception):
-    """The request cannot be answered exactly as the client's own process would: it searches itself."""
+_COMMANDS = ("search", "ask")
 
 
 class _Recorder(io.TextIOBase):
@@ -135,7 +132,7 @@ class IndexServer:
         import ddrsearch
         from ddrsearch.cli.index import _index_dir
 
-        self.args, self.index = args, index
+        self.args, self.index, self.ask_index = args, index, None
         self.folder = _index_dir(args).resolve()
         stream = sys.stderr  # the server's own, not a request's (whose output is recorded for its client)
         self.log = log or (lambda line: print(line, file=stream, flush=True))
@@ -205,23 +202,39 @@ class IndexServer:
             folder = _index_dir(args)
             paths, _, _ = _source_paths(args)
             signature = self._signature(folder, paths)
-            if signature == self.signature:
-                return dataclasses.replace(index, folder=folder)  # named as this request names it (search prints it)
-            generation = current_generation(folder)
+            current = signature == self.signature
+            generation = None if current else current_generation(folder)
         except SearchIndexError:
-            generation = None
-        if generation is not None and folder.resolve() == self.folder \
+            current, generation = False, None
+        if not current and generation is not None and folder.resolve() == self.folder \
                 and generation.folder.name == index.generation.folder.name \
                 and not stale_reasons(index.generation, corpus=paths,
                                       model_key=index.retriever.dense.embedder.source.key):
-            self.signature = signature
-            return dataclasses.replace(index, folder=folder)
+            self.signature, current = signature, True
+        if current:  # named as this request names it (search prints it)
+            return dataclasses.replace(index if args.command == "search" else self._ask_index(), folder=folder)
         self.signature = None
         fresh = current_index(args, say=say)
         if fresh is not None and fresh.generation.folder.name != index.generation.folder.name:
-            self.index = fresh
             self.log(f"ddrsearch serve: loaded {fresh.generation.folder.name} ({len(fresh.reports)} reports)")
+            if args.command == "search":
+                self.index, self.ask_index = fresh, None
+            else:
+                self.index, self.ask_index = self._open(fresh), fresh
         return fresh
+
+    def _open(self, like):
+        """Another copy of the current index (its own retriever; the question encoder shared with ``like``)."""
+        from ddrsearch.stores.disk_index import open_index
+
+        return open_index(self.folder, embedder=like.retriever.dense.embedder)
+
+    def _ask_index(self):
+        """The copy of the index ``ask`` uses: ``ask`` attaches the reports to its retriever, which ``search`` must
+        not see (a search's notes speak of indexed rows, not of reports)."""
+        if self.ask_index is None or self.ask_index.generation.folder.name != self.index.generation.folder.name:
+            self.ask_index = self._open(self.index)
+        return self.ask_index
 
     def _prepare(self, args: argparse.Namespace) -> None:
         """Hand the loaded index to ``search``, or decline a search that would not use it."""
@@ -229,24 +242,25 @@ class IndexServer:
         from ddrsearch.errors import SearchIndexError
 
         if args.command not in _COMMANDS:
-            raise _Declined(f"{args.command} is not served")
-        if args.no_index or args.method != "hybrid" or args.unit != "auto":
-            raise _Declined("this search does not use the index")
+            raise ServerDeclined(f"{args.command} is not served")
+        if args.no_index or (args.command == "search" and (args.method != "hybrid" or args.unit != "auto")) \
+                or (args.command == "ask" and args.ocr is not None):
+            raise ServerDeclined(f"this {args.command} does not use the index")
         try:
             folder = _index_dir(args).resolve()
         except SearchIndexError as exc:
-            raise _Declined(str(exc)) from None
+            raise ServerDeclined(str(exc)) from None
         if folder != self.folder:
-            raise _Declined(f"another index ({folder})")
+            raise ServerDeclined(f"another index ({folder})")
         args.current_index = self.current_index
 
     # -- one request -----------------------------------------------------------------------------------------
     def _check(self, request: dict) -> tuple[list[str], str, int, int]:
-        """The request's command line, folder and terminal size; raises ``_Declined`` or ``ValueError``."""
+        """The request's command line, folder and terminal size; raises ``ServerDeclined`` or ``ValueError``."""
         from ddrsearch.cli.client import PROTOCOL
 
         if request.get("v") != PROTOCOL:
-            raise _Declined(f"protocol {request.get('v')!r}, this server speaks {PROTOCOL}")
+            raise ServerDeclined(f"protocol {request.get('v')!r}, this server speaks {PROTOCOL}")
         argv, cwd, env, terminal = (request.get(k) for k in ("argv", "cwd", "env", "terminal"))
         if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
             raise ValueError("argv must be a non-empty list of strings")
@@ -257,13 +271,13 @@ class IndexServer:
                 and all(isinstance(n, int) and not isinstance(n, bool) and 0 < n < 100_000 for n in terminal)):
             raise ValueError("terminal must be [columns, lines], two positive whole numbers")
         if argv[0] not in _COMMANDS:
-            raise _Declined(f"{argv[0][:40]!r} is not served")
+            raise ServerDeclined(f"{argv[0][:40]!r} is not served")
         if request.get("package") != str(self.package) or request.get("python") != sys.version:
-            raise _Declined("another copy of ddrsearch or another Python")
+            raise ServerDeclined("another copy of ddrsearch or another Python")
         if env != self.env:
-            raise _Declined("other DDRSEARCH_* settings than the server's")
+            raise ServerDeclined("other DDRSEARCH_* settings than the server's")
         if not os.path.isdir(cwd):
-            raise _Declined("the working folder is not a folder here")
+            raise ServerDeclined("the working folder is not a folder here")
         return argv, cwd, terminal[0], terminal[1]
 
     def handle(self, request: dict) -> tuple[dict, bool]:
@@ -284,7 +298,7 @@ class IndexServer:
             argv, cwd, columns, lines = self._check(request)
         except ValueError as exc:
             return {"error": f"bad request: {exc}"}, False
-        except _Declined as exc:
+        except ServerDeclined as exc:
             return {"fallback": str(exc)}, False
         if _code_stamp(self.package) != self.stamp:
             self.log("ddrsearch serve: the package's code changed since this server started; stopping "
@@ -302,7 +316,7 @@ class IndexServer:
                     code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
                     if not isinstance(exc.code, int | None):
                         print(exc.code, file=sys.stderr)
-        except _Declined as exc:
+        except ServerDeclined as exc:
             return {"fallback": str(exc)}, self.stop_requested
         finally:
             self.in_request = False
@@ -323,7 +337,8 @@ def _idle_minutes(text: str) -> float:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ddrsearch.cli.index import _index_dir, _source_paths, current_index
-    from ddrsearch.resident import ServerBusyError, call, listen, serve
+    from ddrsearch.errors import ServerBusyError
+    from ddrsearch.resident import call, listen, serve
     from ddrsearch.stores.locations import socket_path
 
     folder = _index_dir(args)
