@@ -86,8 +86,8 @@ def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0
         of at most :data:`MAX_RESPONSE_BYTES`. ``None`` means: do the work yourself.
     """
     path = os.fspath(path)
-    if not _path_ok(path) or not _owned_socket(path):
-        return None
+    if not hasattr(socket, "AF_UNIX") or not _path_ok(path) or not _owned_socket(path):
+        return None  # (Windows' Python has no Unix-domain sockets)
     data = json.dumps(request).encode("utf-8") + b"\n"
     if len(data) > MAX_REQUEST_BYTES:
         return None
@@ -128,9 +128,13 @@ def listen(path: str | os.PathLike) -> socket.socket:
     Raises:
         ServerBusyError: another server answers at ``path`` (or took it between the check and the bind).
         ValueError: ``path`` is longer than :data:`MAX_PATH_BYTES` bytes.
-        OSError: ``path`` exists and is not a socket, or the folder is not writable.
+        OSError: ``path`` exists and is not a socket, the folder is not writable, or this Python
+            has no Unix-domain sockets (Windows).
     """
     path = os.fspath(path)
+    if not hasattr(socket, "AF_UNIX"):
+        raise OSError("ddrsearch serve needs Unix-domain sockets, which this Python does not have (Windows); "
+                      "use ddrsearch app to keep an index loaded")
     if not _path_ok(path):
         raise ValueError(f"the socket path {path} is {len(os.fsencode(path))} bytes long, more than the "
                          f"{MAX_PATH_BYTES} a Unix-domain socket allows; use a shorter index folder (--index)")

@@ -15,9 +15,12 @@ from __future__ import annotations
 import os
 import re
 from collections import namedtuple
-from pathlib import Path
 
-__all__ = ["SETTINGS", "Setting", "describe", "get", "get_number", "project_root"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:  # imported where a Path is made: this module stays cheap (the search client reads it)
+    from pathlib import Path
+
+__all__ = ["SETTINGS", "Setting", "describe", "get", "get_number", "project_folder", "project_root"]
 
 
 class Setting(namedtuple("Setting", ("name", "default", "meaning"))):
@@ -115,6 +118,8 @@ def get_path(name: str) -> Path | None:
         SettingError: the value starts with ``~`` but that home folder cannot be found
             (``~nosuchuser/...``, or no home folder at all).
     """
+    from pathlib import Path
+
     value = get(name)
     if not value:
         return None
@@ -153,6 +158,25 @@ def get_number(name: str, default: float, *, integer: bool = False) -> float:
     return number
 
 
+def project_folder() -> str | None:
+    """:func:`project_root` as a string, found with :mod:`os.path` alone (for callers that avoid :mod:`pathlib`)."""
+    folder = os.path.dirname(os.path.realpath(__file__))
+    while True:
+        pyproject = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(pyproject):
+            try:
+                with open(pyproject, encoding="utf-8") as f:
+                    text = f.read()
+            except (OSError, UnicodeDecodeError):
+                text = ""
+            if re.search(r'^\s*name\s*=\s*["\']ddrsearch["\']', text, re.MULTILINE):
+                return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def project_root() -> Path | None:
     """The book's project folder when the package runs from a checkout of it, else ``None``.
 
@@ -160,16 +184,10 @@ def project_root() -> Path | None:
     declares the project ``ddrsearch`` (an editable install or ``PYTHONPATH=code``).
     An installed wheel sits in ``site-packages`` and has none.
     """
-    for folder in Path(__file__).resolve().parents:
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            try:
-                text = pyproject.read_text(encoding="utf-8")
-            except OSError:
-                continue
-            if re.search(r'^\s*name\s*=\s*["\']ddrsearch["\']', text, re.MULTILINE):
-                return folder
-    return None
+    from pathlib import Path
+
+    folder = project_folder()
+    return Path(folder) if folder is not None else None
 
 
 def describe() -> list[dict[str, str]]:

@@ -35,6 +35,8 @@ def test_the_socket_is_in_the_index_folder_search_would_use(tmp_path, monkeypatc
     assert path == str(socket_path(default_index_dir("sample")))  # search's default corpus
     path, _ = client.request_for(["search", "pipe", "--dir", str(tmp_path)])
     assert path == str(socket_path(default_index_dir(None, str(tmp_path))))
+    path, _ = client.request_for(["search", "pipe", "--dir", str(tmp_path), "--index", "rel/ix"])  # --index wins
+    assert path == str(socket_path("rel/ix"))
     path, _ = client.request_for(["search", "--index", "rel/ix", "--", "-LCM"])
     assert path == str(socket_path("rel/ix"))
     path, request = client.request_for(["ask", "when did we last get stuck?", "--corpus", "archive"])

@@ -107,26 +107,32 @@ def request_for(argv: list[str]) -> tuple[str, dict] | None:
         return None  # only the default pipeline is searched in an index (ddrsearch.cli.search)
     if argv[0] == "ask" and options.get("--ocr") is not None:
         return None  # ask --ocr reads the PDFs (ddrsearch.cli.ask)
-    from pathlib import Path
-
     import ddrsearch
-    from ddrsearch.stores.locations import default_index_dir, socket_path
+    from ddrsearch.stores.locations import quick_socket_path
 
-    if options.get("--index"):
-        folder = Path(str(options["--index"]))
+    corpus = str(options.get("--corpus") or "sample")  # search's and ask's default
+    if options.get("--index"):  # it wins over --dir and --archive, as in ddrsearch.cli.index
+        path = quick_socket_path(corpus, str(options["--index"]))
+    elif options.get("--dir") is not None or options.get("--archive") is not None:
+        path = None
     else:
+        path = quick_socket_path(corpus)
+    if path is None:  # a folder of your own, or another archive: its folder's name has a hash (pathlib, hashlib)
+        from ddrsearch.stores.locations import default_index_dir, socket_path
+
         try:
-            folder = default_index_dir(str(options.get("--corpus") or "sample") if options.get("--dir") is None
-                                       else None, options.get("--dir"), options.get("--archive"))
+            folder = default_index_dir(corpus if options.get("--dir") is None else None, options.get("--dir"),
+                                       options.get("--archive"))
         except Exception:  # a setting it cannot read: the search says so itself, in this process
             return None
+        path = str(socket_path(folder))
     request = {
         "v": PROTOCOL, "argv": list(argv), "cwd": os.getcwd(),
         "env": {k: v for k, v in os.environ.items() if k.startswith("DDRSEARCH_") and k != "DDRSEARCH_SERVER"},
-        "terminal": list(terminal_size()), "package": os.path.dirname(os.path.abspath(ddrsearch.__file__)),
+        "terminal": list(terminal_size()), "package": os.path.dirname(os.path.realpath(ddrsearch.__file__)),
         "python": sys.version,
     }
-    return str(socket_path(folder)), request
+    return path, request
 
 
 def run_via_server(argv: list[str]) -> int | None:
