@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gc
 import io
 import os
 import signal
@@ -45,6 +46,7 @@ import sys
 import time
 from pathlib import Path
 
+from ddrsearch.cli.client import PROTOCOL
 from ddrsearch.cli.index import add_index_options
 from ddrsearch.errors import ServerDeclined
 
@@ -142,12 +144,29 @@ class IndexServer:
         self.requests = 0
         self.inputs = self._inputs()
         self.signature = None  # of the inputs when the last full check found the index current
+        self.corpus_memo = None  # (what the corpus's PDFs depend on, their paths)
         self.stop_requested = False  # Ctrl-C or SIGTERM during a request: stop after answering it
         self.in_request = False
 
     def warm(self) -> None:
-        """Search once, so that the question encoder is loaded before the first request."""
-        self.index.search("circulate", k=1)  # not a question a benchmark asks: its caches stay cold
+        """Run a search and an ask as a client would (their output dropped), so that a first request pays no loading.
+
+        A first search loads the question encoder, the lexicon and the row
+        tables, a misspelt word the spelling dictionary, a first ask the
+        answerer and its copy of the index (:meth:`_ask_index`). The questions
+        are not ones a benchmark asks, so no answer of theirs comes from the
+        retriever's per-question caches.
+        """
+        a = self.args
+        where = ["--dir", a.dir] if a.dir is not None else ["--corpus", a.corpus]
+        where += [*(["--archive", a.archive] if a.archive else []), "--index", str(self.folder)]
+        log, self.log = self.log, lambda line: None
+        try:
+            for argv in (["search", "circulte", "-k", "3", *where], ["ask", "when did we circulte?", *where]):
+                self.handle({"v": PROTOCOL, "argv": argv, "cwd": os.getcwd(), "env": self.env, "terminal": [80, 24],
+                             "package": str(self.package), "python": sys.version})
+        finally:
+            self.log, self.requests = log, 0
 
     # -- the index, checked before each search ------------------------------------------------------------
     def _inputs(self) -> list[Path]:
@@ -160,6 +179,31 @@ class IndexServer:
         if model.is_dir():
             files += sorted(p for p in model.rglob("*") if p.is_file())
         return files
+
+    def _corpus_paths(self, args: argparse.Namespace) -> list[Path]:
+        """The PDFs of ``--corpus`` (:func:`ddrsearch.cli.index._source_paths`), read again only when they may differ.
+
+        The manifest is parsed again when its file, or the folder of the PDFs
+        (a file added, removed or renamed), has another status than at the last
+        reading; ``--dir`` is listed at every request (the listing warns about
+        subfolders, as a search in its own process does every time).
+        """
+        from ddrsearch.cli.index import _source_paths
+        from ddrsearch.data.folders import archive_dir
+        from ddrsearch.data.manifest import manifest_path
+
+        def status(path) -> tuple:
+            try:
+                st = os.stat(path)
+            except OSError:
+                return (str(path),)
+            return (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+        where = Path(args.archive) if args.archive else archive_dir()
+        key = (os.getcwd(), args.corpus, args.archive, status(where), status(manifest_path()))
+        if self.corpus_memo is None or self.corpus_memo[0] != key:
+            self.corpus_memo = (key, _source_paths(args)[0])
+        return self.corpus_memo[1]
 
     def _signature(self, folder: Path, paths: list[Path]) -> tuple:
         """What the last full check of currency depended on, by file status (inode, size, modification and change times)."""
@@ -200,7 +244,7 @@ class IndexServer:
         index = self.index
         try:
             folder = _index_dir(args)
-            paths, _, _ = _source_paths(args)
+            paths = self._corpus_paths(args) if args.dir is None else _source_paths(args)[0]
             signature = self._signature(folder, paths)
             current = signature == self.signature
             generation = None if current else current_generation(folder)
@@ -257,8 +301,6 @@ class IndexServer:
     # -- one request -----------------------------------------------------------------------------------------
     def _check(self, request: dict) -> tuple[list[str], str, int, int]:
         """The request's command line, folder and terminal size; raises ``ServerDeclined`` or ``ValueError``."""
-        from ddrsearch.cli.client import PROTOCOL
-
         if request.get("v") != PROTOCOL:
             raise ServerDeclined(f"protocol {request.get('v')!r}, this server speaks {PROTOCOL}")
         argv, cwd, env, terminal = (request.get(k) for k in ("argv", "cwd", "env", "terminal"))
@@ -307,6 +349,7 @@ class IndexServer:
         events: list = []
         t0 = time.perf_counter()
         self.in_request = True
+        gc.disable()  # no collection pause inside an answer: it runs between requests instead
         try:
             with _as_client(cwd, columns, lines), contextlib.redirect_stdout(_Recorder(1, events)), \
                     contextlib.redirect_stderr(_Recorder(2, events)):
@@ -320,6 +363,7 @@ class IndexServer:
             return {"fallback": str(exc)}, self.stop_requested
         finally:
             self.in_request = False
+            gc.enable()
         self.requests += 1
         self.log(f"ddrsearch serve: {argv[0]} answered (exit {code}) in {time.perf_counter() - t0:.3f} s")
         return {"events": events, "code": code}, self.stop_requested
@@ -354,6 +398,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 1
     server = IndexServer(args, index)
     server.warm()
+    gc.freeze()  # what is loaded now stays: the collector no longer walks it at every collection
     sock = listen(path)  # another server there: ServerBusyError (an OSError: one line, exit 1)
     inode = os.stat(path).st_ino
 
