@@ -25,7 +25,8 @@ Measured, each as the wall time of a new Python process (median of ``--runs``, d
   another question (so that no answer comes from a cache of the server's), alternate with as
   many ``python -c "import ddrsearch"``, so that both are measured in the same minute; each
   search must have been answered by the server (its count of requests says so). Their ratio
-  is the one of the 4x target. The figures above are measured with ``DDRSEARCH_SERVER=0``
+  is the one of the 4x target. Then ``ask`` through the same server, once per question of
+  ``ASK_QUESTIONS``. The figures above are measured with ``DDRSEARCH_SERVER=0``
   (every search in its own process), as before the server.
 
 Targets (issue 25): search <= 1.0 s at load below 1 and <= 4x the import; ask <= 1.5 s.
@@ -55,6 +56,8 @@ TARGETS = {"search_s": 1.0, "search_over_import": 4.0, "ask_s": 1.5}
 SERVER_QUESTIONS = ("stuck pipe", "lost circulation", "mud motor failure", "casing run", "cement job",
                     "tripping out of hole", "bit change", "rig repair", "directional survey", "reaming tight hole",
                     "wiper trip", "BOP test", "pump pressure spike", "drilling break", "fishing the BHA")
+#: Questions for ``ask`` through the server (each once).
+ASK_QUESTIONS = ("when did we last get stuck?", "when did we lose circulation?", "which day did we pass 8,000 ft?")
 LIBRARIES = "import numpy, onnxruntime, tokenizers"
 SEARCH = ["search", "stuck pipe", "--corpus", "archive", "-k", "3"]
 ASK = ["ask", "when did we last get stuck?", "--corpus", "archive"]
@@ -123,13 +126,25 @@ def _serve_and_time(index: str, runs: int) -> dict:
             if proc.returncode or call(sock, {"command": "ping"})["requests"] != count + 1:
                 raise RuntimeError(f"the search of {question!r} was not answered by the server: {proc.stderr[-300:]}")
         after = _load()
+        asks = []
+        for question in ASK_QUESTIONS:
+            count = call(sock, {"command": "ping"})["requests"]
+            t = time.perf_counter()
+            proc = subprocess.run([*COMMAND, "ask", question, "--corpus", "archive", "--index", index],
+                                  capture_output=True, text=True)
+            asks.append(time.perf_counter() - t)
+            if proc.returncode or call(sock, {"command": "ping"})["requests"] != count + 1:
+                raise RuntimeError(f"ask {question!r} was not answered by the server: {proc.stderr[-300:]}")
+        ask_after = _load()
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=60)
     imp = {"median_s": statistics.median(imports), "runs_s": imports, "load_before": before, "load_after": after}
     via = {"median_s": statistics.median(searches), "runs_s": searches, "load_before": before, "load_after": after,
            "questions": list(SERVER_QUESTIONS[:runs]), "server_start_s": start_s}
-    return {"import": imp, "search": via, "search_over_import": via["median_s"] / imp["median_s"]}
+    ask = {"median_s": statistics.median(asks), "runs_s": asks, "load_before": after, "load_after": ask_after,
+           "questions": list(ASK_QUESTIONS)}
+    return {"import": imp, "search": via, "search_over_import": via["median_s"] / imp["median_s"], "ask": ask}
 
 
 def _load_note(entry: dict) -> str:
@@ -199,6 +214,9 @@ def main(argv=None) -> int:
     print(f"    search via the server / import  {served['search_over_import']:6.1f} x                "
           f"target <= {TARGETS['search_over_import']:.0f} x: "
           f"{verdict(served['search_over_import'], TARGETS['search_over_import'])}   {_load_note(ss)}")
+    sa = served["ask"]
+    print(f"    ddrsearch ask via the server    {sa['median_s']:6.2f} s (median of {len(sa['runs_s'])}, each another "
+          f"question)   target <= {TARGETS['ask_s']:.1f} s: {verdict(sa['median_s'], TARGETS['ask_s'])}   {_load_note(sa)}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2))
