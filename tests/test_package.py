@@ -46,7 +46,7 @@ PACKAGE = Path(ddrsearch.__file__).resolve().parent
 
 
 #: Modules below every wing: they import only one another (and nothing of a wing).
-FOUNDATIONS = ("errors", "settings", "hashing", "imports", "checks", "files")
+FOUNDATIONS = ("errors", "settings", "hashing", "imports", "checks", "files", "resident")
 
 
 #: The wings, in the order the data travels; each may import the ones before it.

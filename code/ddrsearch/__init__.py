@@ -15,7 +15,8 @@ on disk, PostgreSQL), ``evaluation`` (question sets, metrics, intervals),
 ``answers`` (answer cards with their sources), ``app`` (the web page),
 ``book`` (what the chapters use) and ``cli`` (the ``ddrsearch`` command).
 Below them all: :mod:`ddrsearch.errors`, :mod:`ddrsearch.settings`,
-:mod:`ddrsearch.hashing`, :mod:`ddrsearch.imports`, :mod:`ddrsearch.checks`.
+:mod:`ddrsearch.hashing`, :mod:`ddrsearch.imports`, :mod:`ddrsearch.checks`,
+:mod:`ddrsearch.resident` (a resident process on a Unix socket, for ``ddrsearch serve``).
 
 The public API is :data:`__all__`; each name is imported on first use, so
 ``import ddrsearch`` is cheap.

@@ -322,6 +322,17 @@ class StaleIndexError(SearchIndexError):
         super().__init__(message)
 
 
+# --- the resident server (ddrsearch serve) -------------------------------------------
+
+class ServerBusyError(DDRSearchError, OSError):
+    """Another ``ddrsearch serve`` answers on the socket a new one was asked to listen on; the message names it."""
+
+
+class ServerDeclined(DDRSearchError):
+    """A ``ddrsearch serve`` cannot answer a request exactly as the client's own process would (the client then
+    runs it itself); the message says why (other settings, another index, a search that does not use one)."""
+
+
 # --- optional parts ----------------------------------------------------------------
 
 class MissingExtraError(DDRSearchError, ImportError):

@@ -14,25 +14,25 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from collections import namedtuple
 
-__all__ = ["SETTINGS", "Setting", "describe", "get", "get_number", "project_root"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:  # imported where a Path is made: this module stays cheap (the search client reads it)
+    from pathlib import Path
+
+__all__ = ["SETTINGS", "Setting", "describe", "get", "get_number", "project_folder", "project_root"]
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One environment variable.
+class Setting(namedtuple("Setting", ("name", "default", "meaning"))):
+    """One environment variable (immutable; a named tuple, not a dataclass, so that this module imports fast).
 
     Attributes:
-        name: the variable, e.g. ``DDRSEARCH_ARCHIVE_DIR``.
-        default: what applies when it is unset or blank, in words.
-        meaning: what it sets.
+        name (str): the variable, e.g. ``DDRSEARCH_ARCHIVE_DIR``.
+        default (str): what applies when it is unset or blank, in words.
+        meaning (str): what it sets.
     """
 
-    name: str
-    default: str
-    meaning: str
+    __slots__ = ()
 
 
 #: The environment variables ddrsearch reads, in the order the README lists them.
@@ -62,6 +62,8 @@ SETTINGS: tuple[Setting, ...] = (
             "folder of the search indexes (ddrsearch index build), one subfolder per corpus"),
     Setting("DDRSEARCH_INDEX_LOCK_TIMEOUT", "120",
             "seconds a command that writes an index waits for another writer of the same index to finish"),
+    Setting("DDRSEARCH_SERVER", "1: ddrsearch search answers through a running ddrsearch serve of the same index",
+            "0: never use ddrsearch serve (every search loads the index in its own process)"),
     Setting("DDRSEARCH_DATABASE_URL", "unset: an embedded PostgreSQL server (pgserver) in DDRSEARCH_PG_DIR",
             "PostgreSQL connection string for the PostgreSQL backend (the appendix)"),
     Setting("DDRSEARCH_PG_DIR", ".cache/postgres in the project; ~/.cache/ddrsearch/postgres elsewhere",
@@ -116,6 +118,8 @@ def get_path(name: str) -> Path | None:
         SettingError: the value starts with ``~`` but that home folder cannot be found
             (``~nosuchuser/...``, or no home folder at all).
     """
+    from pathlib import Path
+
     value = get(name)
     if not value:
         return None
@@ -154,6 +158,25 @@ def get_number(name: str, default: float, *, integer: bool = False) -> float:
     return number
 
 
+def project_folder() -> str | None:
+    """:func:`project_root` as a string, found with :mod:`os.path` alone (for callers that avoid :mod:`pathlib`)."""
+    folder = os.path.dirname(os.path.realpath(__file__))
+    while True:
+        pyproject = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(pyproject):
+            try:
+                with open(pyproject, encoding="utf-8") as f:
+                    text = f.read()
+            except (OSError, UnicodeDecodeError):
+                text = ""
+            if re.search(r'^\s*name\s*=\s*["\']ddrsearch["\']', text, re.MULTILINE):
+                return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def project_root() -> Path | None:
     """The book's project folder when the package runs from a checkout of it, else ``None``.
 
@@ -161,16 +184,10 @@ def project_root() -> Path | None:
     declares the project ``ddrsearch`` (an editable install or ``PYTHONPATH=code``).
     An installed wheel sits in ``site-packages`` and has none.
     """
-    for folder in Path(__file__).resolve().parents:
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            try:
-                text = pyproject.read_text(encoding="utf-8")
-            except OSError:
-                continue
-            if re.search(r'^\s*name\s*=\s*["\']ddrsearch["\']', text, re.MULTILINE):
-                return folder
-    return None
+    from pathlib import Path
+
+    folder = project_folder()
+    return Path(folder) if folder is not None else None
 
 
 def describe() -> list[dict[str, str]]:

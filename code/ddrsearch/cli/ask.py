@@ -42,7 +42,9 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if args.ocr is not None and args.dir is None:
         print("ddrsearch ask: --ocr applies to --dir (your own reports) only", file=sys.stderr)
         return 2
-    index = None if args.no_index or args.ocr is not None else current_index(args)
+    # ddrsearch serve hands in its loaded index (the same stale rules and notes: ddrsearch.cli.serve)
+    index = None if args.no_index or args.ocr is not None else (getattr(args, "current_index", None)
+                                                                 or current_index)(args)
     reports = None
     if index is not None:
         try:

@@ -30,6 +30,9 @@ Sub-commands:
 ``ddrsearch preview``
     Execute the book's chapter notebooks and write an HTML preview of each
     (for machines without Quarto).
+``ddrsearch serve [--corpus sample|archive | --dir FOLDER] [--index PATH]``
+    Keep an index and the libraries loaded in one process; ``search`` then
+    answers through it (:mod:`ddrsearch.cli.serve`, :mod:`ddrsearch.cli.client`).
 
 Each sub-command's ``--help`` explains its options. Exit status: 0 on
 success, 1 when the work could not be completed (the message says why and
@@ -42,10 +45,7 @@ import os
 import sys
 import warnings
 
-from ddrsearch.cli.argv import CommandParser
-from ddrsearch.errors import DDRSearchError
-
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]
 
 
 #: Each sub-command -> the module and function that add it (some add two).
@@ -56,11 +56,11 @@ _ADDERS = {
     "verify": ("data_commands", "add_verify_manifest_parsers"),
     "manifest": ("data_commands", "add_verify_manifest_parsers"),
     "preview": ("preview", "add_preview_parser"), "env": ("data_commands", "add_env_parser"),
-    "index": ("index", "add_index_parser"),
+    "index": ("index", "add_index_parser"), "serve": ("serve", "add_serve_parser"),
 }
 
 
-def build_parser(command: str | None = None) -> CommandParser:
+def build_parser(command: str | None = None):
     """Return the argument parser of the ``ddrsearch`` command (used by ``main`` and the tests).
 
     Args:
@@ -69,8 +69,13 @@ def build_parser(command: str | None = None) -> CommandParser:
             sub-command on the command line, so that a search does not import the
             modules of the app, ``eval`` or ``preview``. ``None`` (or an unknown name):
             every sub-command, as ``ddrsearch --help`` lists them.
+
+    Returns:
+        A :class:`ddrsearch.cli.argv.CommandParser`.
     """
     import importlib
+
+    from ddrsearch.cli.argv import CommandParser
 
     parser = CommandParser(
         prog="ddrsearch",
@@ -84,10 +89,33 @@ def build_parser(command: str | None = None) -> CommandParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
-    from ddrsearch.cli.argv import move_dash_query
+    """Run the command line; return the exit status.
 
+    A ``search`` or ``ask`` is first offered to a ``ddrsearch serve`` of the same index
+    (:func:`ddrsearch.cli.client.run_via_server`; off with ``DDRSEARCH_SERVER=0``),
+    which prints exactly what this process would; without one it runs here (:func:`run`).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["search"], ["ask"]):
+        from ddrsearch.cli.client import run_via_server
+
+        status = run_via_server(argv)
+        if status is not None:
+            return status
+    return run(argv)
+
+
+def run(argv: list[str], *, prepare=None) -> int:
+    """Run the command line in this process; return the exit status.
+
+    Args:
+        argv: the arguments after ``ddrsearch`` (the sub-command first).
+        prepare: called with the parsed arguments before the sub-command runs
+            (``ddrsearch serve`` hands its loaded index to ``search`` this way).
+    """
+    from ddrsearch.cli.argv import move_dash_query
+    from ddrsearch.errors import DDRSearchError
+
     parser = build_parser(argv[0] if argv else None)  # only the sub-command asked for
     args, extra = parser.parse_known_args(move_dash_query(argv, parser))
     if extra:  # refused with the command's own usage (its options listed), not the top-level one
@@ -96,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.commands[args.command].error(f"-k must be at least 1, got {args.k}")
     if getattr(args, "width", 20) < 20:
         parser.commands[args.command].error(f"--width must be at least 20, got {args.width}")
+    if prepare is not None:
+        prepare(args)
     with warnings.catch_warnings():  # one line per warning, without Python's source-line echo
         warnings.showwarning = _show_warning
         try:

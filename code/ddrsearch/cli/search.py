@@ -57,7 +57,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if not args.no_index and args.method == "hybrid" and args.unit == "auto":
         from ddrsearch.cli.index import current_index
 
-        index = current_index(args)
+        # ddrsearch serve hands in its loaded index (the same stale rules and notes: ddrsearch.cli.serve)
+        index = (getattr(args, "current_index", None) or current_index)(args)
     if index is not None:
         hits = index.search(args.query, k=args.k, weight=options.get("weight"))
         dates = {r["file_name"]: dt.date.fromisoformat(r["report_date"]) for r in index.reports}

@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 from ddrsearch import settings
-from ddrsearch.data.manifest import load_manifest, manifest_path
 from ddrsearch.errors import DataNotFoundError
 
 __all__ = ["FETCH_COMMAND", "archive_dir", "archive_paths", "book_archive_dir", "corpus_paths", "datasets_dir",
@@ -86,6 +85,8 @@ def archive_paths(folder: str | os.PathLike | None = None) -> list[Path]:
         DataNotFoundError: a listed PDF is not in the folder; the message
             names it and gives the fetch command.
     """
+    from ddrsearch.data.manifest import load_manifest  # here: finding the folder (archive_dir) reads no CSV
+
     folder = Path(folder) if folder is not None else archive_dir()
     names = [e.file_name for e in load_manifest()]
     return _require(names, folder, f"{len(names)}-report archive")
@@ -99,6 +100,8 @@ def sample_paths(folder: str | os.PathLike | None = None) -> list[Path]:
     Raises:
         DataNotFoundError: a sample PDF is not in the folder.
     """
+    from ddrsearch.data.manifest import load_manifest, manifest_path
+
     folder = Path(folder) if folder is not None else archive_dir()
     names = [e.file_name for e in load_manifest() if e.in_sample]
     if not names:

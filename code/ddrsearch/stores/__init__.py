@@ -1,7 +1,8 @@
 """The stores wing: the search index kept on disk, and the PostgreSQL backend.
 
 Modules: ``generations`` (the index's files, and how a new version replaces
-the old one), ``disk_index`` (build, add a day's report, check, open),
+the old one), ``locations`` (an index's default folder and its server's
+socket, cheap to import), ``disk_index`` (build, add a day's report, check, open),
 ``postgres`` and ``pgserver`` (full-text search and pgvector; an embedded
 server). Imports the retrieval wing and those before it.
 """

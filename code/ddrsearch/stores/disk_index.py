@@ -46,11 +46,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ddrsearch import __version__, settings
+from ddrsearch import __version__
 from ddrsearch.embedding.encoder import Embedder, OnnxPassageEmbedder, embedding_progress, passage_embedder
 from ddrsearch.embedding.model import resolve_model
 from ddrsearch.errors import DuplicateReportError, EmptyCorpusError, SearchIndexError, StaleIndexError
-from ddrsearch.hashing import sha256_file, text_sha256
+from ddrsearch.hashing import sha256_file
 from ddrsearch.reading.names import short_name
 from ddrsearch.reading.records import report_from_record, report_record
 from ddrsearch.reading.report import Report, check_duplicates, read_reports, sort_reports
@@ -63,6 +63,7 @@ from ddrsearch.retrieval.passages import Hit
 from ddrsearch.retrieval.pipeline import DEFAULT_PIPELINE, METHODS, build_retriever
 from ddrsearch.retrieval.structured import StructuredIndex
 from ddrsearch.stores.generations import Generation, current_generation, damaged, index_lock, write_generation
+from ddrsearch.stores.locations import default_index_dir
 from ddrsearch.text.glossary import glossary_path
 
 __all__ = ["AddResult", "IndexCheck", "SearchIndex", "add_reports", "build_index", "check_index", "code_fingerprint",
@@ -74,7 +75,7 @@ METHOD = "hybrid"
 #: Modules (paths inside the package; a folder stands for its whole wing) that only score, evaluate, display,
 #: store or fetch: their source does not shape what is stored. Every other module of the package (new ones
 #: included) is part of :func:`code_fingerprint`.
-_NOT_STORED = ("__init__.py", "__main__.py", "errors.py", "settings.py", "hashing.py", "imports.py", "checks.py",
+_NOT_STORED = ("__init__.py", "__main__.py", "errors.py", "settings.py", "hashing.py", "imports.py", "checks.py", "resident.py",
                "data/", "evaluation/", "answers/", "app/", "book/", "cli/", "stores/", "reading/fields.py",
                "retrieval/base.py", "retrieval/dense.py", "retrieval/hybrid.py", "retrieval/fusion.py",
                "retrieval/vectorindex.py", "retrieval/explain.py", "embedding/onnx_encoder.py")
@@ -83,45 +84,6 @@ _NOT_STORED = ("__init__.py", "__main__.py", "errors.py", "settings.py", "hashin
 def _stored(relative: str) -> bool:
     return not any(relative == n or (n.endswith("/") and relative.startswith(n)) for n in _NOT_STORED) \
         and not relative.endswith("/__init__.py")
-
-
-def default_index_dir(corpus: str | None = "archive", folder: str | os.PathLike | None = None,
-                      archive: str | os.PathLike | None = None) -> Path:
-    """Where the index of a corpus lives by default.
-
-    Args:
-        corpus: ``"archive"`` or ``"sample"``; ignored when ``folder`` is given.
-        folder: a folder of your own reports (``--dir``).
-        archive: the archive folder given on the command line (``--archive``),
-            which wins over ``$DDRSEARCH_ARCHIVE_DIR``.
-
-    Returns:
-        ``<base>/<corpus>`` or ``<base>/dir-<folder name>-<hash of its path>``,
-        with ``<base>`` = ``$DDRSEARCH_INDEX_DIR``, else ``.cache/index`` in
-        the project's checkout, else ``~/.cache/ddrsearch/index``. When the
-        archive folder or the manifest is not the book's (``--archive``,
-        ``$DDRSEARCH_ARCHIVE_DIR``, ``$DDRSEARCH_MANIFEST``), the corpus name
-        gets the folder's name (at most 40 characters) and a hash of the
-        paths that differ (``archive-my_reports-<hash>``): an archive of your
-        own never overwrites the book's index.
-    """
-    base = settings.get_path("DDRSEARCH_INDEX_DIR")
-    if base is None:
-        root = settings.project_root()
-        base = root / ".cache" / "index" if root else Path.home() / ".cache" / "ddrsearch" / "index"
-    if folder is not None:
-        resolved = Path(folder).resolve()
-        return base / f"dir-{resolved.name[:40]}-{text_sha256(str(resolved))[:10]}"
-    from ddrsearch.data.folders import archive_dir, book_archive_dir
-
-    name = corpus or "archive"
-    where = (Path(archive) if archive else archive_dir()).expanduser().resolve()
-    manifest = settings.get_path("DDRSEARCH_MANIFEST")
-    if where != book_archive_dir().resolve() or manifest is not None:
-        # another archive: its own index (keyed by what differs, so a reinstall keeps the same folder)
-        key = f"{Path(manifest).expanduser().resolve() if manifest is not None else ''}|{where}"
-        name += f"-{where.name[:40]}-{text_sha256(key)[:10]}"
-    return base / name
 
 
 def code_fingerprint() -> dict[str, str]:

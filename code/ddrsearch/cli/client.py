@@ -1,0 +1,174 @@
+"""A search answered by a running ``ddrsearch serve``: find its socket, send the command line, print the answer.
+
+:func:`run_via_server` is what :func:`ddrsearch.cli.command.main` tries first
+for ``ddrsearch search`` and ``ddrsearch ask``. It reads only the options that say which index a
+search would use (``--corpus``, ``--dir``, ``--archive``, ``--index``) and
+whether it would use one at all (``--method``, ``--unit``, ``--no-index``; for ``ask``, ``--ocr``), looks
+for the server's socket in that index folder
+(:func:`ddrsearch.stores.locations.socket_path`), and sends the whole command
+line with the working folder, the ``DDRSEARCH_*`` settings and the terminal's
+width. The server parses and runs it as this process would and sends back
+what it printed, in order, and the exit status; this process prints that and
+exits with it, so the output is byte for byte the in-process one.
+
+Anything else runs in this process as before (``None``): ``DDRSEARCH_SERVER=0``,
+no server (or a dead socket file), a command line this reader does not follow
+(an abbreviated option, ``--help``, a query that starts with a dash), another
+method than the index's, or a server that declines (other settings, another
+copy of the package, code changed since it started) or does not answer in
+time. Imports: the standard library's ``os``, ``sys``, ``socket``, ``json`` and
+the small :mod:`ddrsearch.settings`, :mod:`ddrsearch.stores.locations` and
+:mod:`ddrsearch.resident` (no NumPy, no index).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["ANSWER_TIMEOUT", "PROTOCOL", "request_for", "run_via_server", "terminal_size"]
+
+#: Version of the request a client sends; a server of another version declines it.
+PROTOCOL = 1
+
+#: Seconds a client waits for a server's answer before it runs the search itself.
+ANSWER_TIMEOUT = 120.0
+
+#: ``search``'s options that take a value, and its flags (:func:`ddrsearch.cli.search.add_search_parser`).
+_VALUED = frozenset({"--method", "--unit", "--weight", "-k", "--corpus", "--archive", "--dir",
+                     "--ocr", "--width", "--index"})
+_FLAGS = frozenset({"--expand", "--no-index"})
+
+
+def _options(argv: list[str]) -> dict | None:
+    """The options of a ``search`` command line (``argv`` after ``search``), or ``None`` when this reader cannot tell."""
+    options: dict[str, object] = {}
+    i, positional = 0, False
+    while i < len(argv):
+        arg = argv[i]
+        if positional or arg == "-" or not arg.startswith("-"):
+            pass  # the query (argparse checks that there is one)
+        elif arg == "--":
+            positional = True
+        elif arg.partition("=")[0] in _VALUED and "=" in arg:
+            options[arg.partition("=")[0]] = arg.partition("=")[2]
+        elif arg in _VALUED:
+            if i + 1 >= len(argv):
+                return None
+            options[arg] = argv[i + 1]
+            i += 1
+        elif arg.startswith("-k") and len(arg) > 2:
+            options["-k"] = arg[2:]
+        elif arg in _FLAGS:
+            options[arg] = True
+        else:  # --help, an abbreviation argparse would accept, a query that starts with a dash
+            return None
+        i += 1
+    return options
+
+
+def terminal_size() -> tuple[int, int]:
+    """Columns and lines as :func:`shutil.get_terminal_size` sees them here (argparse wraps its messages to them)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    try:
+        lines = int(os.environ.get("LINES", "0"))
+    except ValueError:
+        lines = 0
+    if columns <= 0 or lines <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((80, 24))
+        columns, lines = columns if columns > 0 else size.columns, lines if lines > 0 else size.lines
+    return columns, lines
+
+
+def request_for(argv: list[str]) -> tuple[str, dict] | None:
+    """The socket to ask and the request to send for ``ddrsearch`` ``argv``, or ``None`` (run it here).
+
+    Args:
+        argv: the arguments after ``ddrsearch``; only ``search`` and ``ask`` are sent.
+
+    Returns:
+        ``(socket path, request)``, the request being a dict with ``v``
+        (:data:`PROTOCOL`), ``argv``, ``cwd``, ``env`` (every ``DDRSEARCH_*``
+        variable but ``DDRSEARCH_SERVER``), ``terminal`` (columns, lines),
+        ``package`` (this copy's folder) and ``python`` (its version).
+    """
+    if argv[:1] not in (["search"], ["ask"]):
+        return None
+    options = _options(argv[1:])
+    if options is None or options.get("--no-index"):
+        return None
+    if argv[0] == "search" and (options.get("--method", "hybrid") != "hybrid" or options.get("--unit", "auto") != "auto"):
+        return None  # only the default pipeline is searched in an index (ddrsearch.cli.search)
+    if argv[0] == "ask" and options.get("--ocr") is not None:
+        return None  # ask --ocr reads the PDFs (ddrsearch.cli.ask)
+    import ddrsearch
+    from ddrsearch.stores.locations import quick_socket_path
+
+    corpus = str(options.get("--corpus") or "sample")  # search's and ask's default
+    if options.get("--index"):  # it wins over --dir and --archive, as in ddrsearch.cli.index
+        path = quick_socket_path(corpus, str(options["--index"]))
+    elif options.get("--dir") is not None or options.get("--archive") is not None:
+        path = None
+    else:
+        path = quick_socket_path(corpus)
+    if path is None:  # a folder of your own, or another archive: its folder's name has a hash (pathlib, hashlib)
+        from ddrsearch.stores.locations import default_index_dir, socket_path
+
+        try:
+            folder = default_index_dir(corpus if options.get("--dir") is None else None, options.get("--dir"),
+                                       options.get("--archive"))
+        except Exception:  # a setting it cannot read: the search says so itself, in this process
+            return None
+        path = str(socket_path(folder))
+    request = {
+        "v": PROTOCOL, "argv": list(argv), "cwd": os.getcwd(),
+        "env": {k: v for k, v in os.environ.items() if k.startswith("DDRSEARCH_") and k != "DDRSEARCH_SERVER"},
+        "terminal": list(terminal_size()), "package": os.path.dirname(os.path.realpath(ddrsearch.__file__)),
+        "python": sys.version,
+    }
+    return path, request
+
+
+def run_via_server(argv: list[str]) -> int | None:
+    """Run ``ddrsearch`` ``argv`` through a listening ``ddrsearch serve``; its exit status, or ``None`` (run it here).
+
+    Prints what the server's run printed, standard output and standard error
+    in the order it was written. ``None`` whenever the server cannot stand in
+    for this process exactly (see the module's description), and when
+    ``DDRSEARCH_SERVER`` is ``0``.
+    """
+    from ddrsearch import settings
+
+    if settings.get("DDRSEARCH_SERVER") == "0":
+        return None
+    try:
+        found = request_for(argv)
+    except OSError:
+        return None
+    if found is None:
+        return None
+    path, request = found
+    if not os.path.exists(path):
+        return None
+    from ddrsearch.resident import call
+
+    answer = call(path, request, timeout=ANSWER_TIMEOUT)
+    if answer is None or "events" not in answer or not isinstance(answer.get("code"), int):
+        return None  # declined, a bad request, an internal error, or no answer: this process does it
+    events = answer["events"]
+    if not isinstance(events, list) or not all(
+            isinstance(e, list) and len(e) == 2 and e[0] in (1, 2) and isinstance(e[1], str) for e in events):
+        return None
+    try:
+        for stream, text in events:
+            (sys.stdout if stream == 1 else sys.stderr).write(text)
+    except BrokenPipeError:  # as ddrsearch.cli.command.run does: output piped into head, which stopped reading
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 1
+    return answer["code"]

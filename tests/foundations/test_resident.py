@@ -1,0 +1,151 @@
+"""The resident process's wire format and socket: limits, bad requests, a dead socket file, a busy one, mode 0600."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+
+import pytest
+
+from ddrsearch import resident
+from ddrsearch.errors import ServerBusyError
+
+
+@pytest.fixture
+def sock_path(tmp_path):
+    return str(tmp_path / "s.sock")
+
+
+class _Running:
+    """A server in a thread; ``stop()`` asks it to stop (a request with ``"stop"``) and closes its socket."""
+
+    def __init__(self, path, handle, **kw):
+        self.path, self.sock, self.result = path, resident.listen(path), {}
+
+        def stoppable(request):
+            return ({}, True) if request.get("stop") else handle(request)
+
+        self.thread = threading.Thread(
+            target=lambda: self.result.setdefault("why", resident.serve(self.sock, stoppable, **kw)), daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        if self.thread.is_alive():
+            resident.call(self.path, {"stop": 1})
+            self.thread.join(10)
+        self.sock.close()
+
+
+def _start(path, handle, **kw):
+    running = _Running(path, handle, **kw)
+    return running, running.thread, running.result
+
+
+def _raw(path, data: bytes) -> dict:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(path)
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        got = b""
+        while not got.endswith(b"\n"):
+            chunk = s.recv(65536)
+            assert chunk
+            got += chunk
+    return json.loads(got)
+
+
+def test_a_request_is_answered_and_the_handler_can_stop_the_server(sock_path):
+    seen = []
+
+    def handle(request):
+        seen.append(request)
+        return {"echo": request["x"]}, request["x"] == "stop"
+
+    sock, thread, result = _start(sock_path, handle, log=lambda line: None)
+    try:
+        assert os.stat(sock_path).st_mode & 0o777 == 0o600
+        assert resident.call(sock_path, {"x": "hé\u2028"}) == {"echo": "hé\u2028"}
+        assert resident.call(sock_path, {"x": "stop"}) == {"echo": "stop"}
+        thread.join(10)
+        assert result["why"] == "stopped" and len(seen) == 2
+    finally:
+        sock.stop()
+
+
+@pytest.mark.parametrize(("data", "reason"), [
+    (b"not json\n", "not JSON"),
+    (b"[1]\n", "a JSON list, not an object"),
+    (b'{"a": 1}', "not ended by a newline"),
+    (b"\xff\xfe\n", "not JSON in UTF-8"),
+    (b"[" * 100_000 + b"\n", "longer than"),
+    (b'{"a": "' + b"x" * resident.MAX_REQUEST_BYTES + b'"}\n', "longer than"),
+])
+def test_a_bad_request_is_answered_with_an_error_and_the_server_goes_on(sock_path, data, reason):
+    logged = []
+    sock, thread, _ = _start(sock_path, lambda r: ({"ok": True}, False), log=logged.append)
+    try:
+        answer = _raw(sock_path, data)
+        assert answer["error"].startswith("bad request: ") and reason in answer["error"], answer
+        assert resident.call(sock_path, {"x": 1}) == {"ok": True}
+        assert logged and "bad request" in logged[0]
+    finally:
+        sock.stop()
+
+
+def test_a_handler_that_raises_is_an_internal_error_not_a_stop(sock_path):
+    def handle(request):
+        if request.get("boom"):
+            raise KeyError("boom")
+        return {"ok": True}, False
+
+    sock, _, _ = _start(sock_path, handle, log=lambda line: None)
+    try:
+        assert resident.call(sock_path, {"boom": 1}) == {"error": "internal error: KeyError: 'boom'"}
+        assert resident.call(sock_path, {}) == {"ok": True}
+    finally:
+        sock.stop()
+
+
+def test_the_server_stops_when_idle(sock_path):
+    sock = resident.listen(sock_path)
+    try:
+        assert resident.serve(sock, lambda r: ({}, False), idle_seconds=0.2, log=lambda line: None) == "idle"
+    finally:
+        sock.close()
+
+
+def test_a_dead_socket_file_is_replaced_and_a_live_one_refused(sock_path):
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(sock_path)  # a killed server's file: nobody listens on it
+    dead.close()
+    assert resident.call(sock_path, {"x": 1}) is None  # refused: the client does the work itself
+    live = resident.listen(sock_path)
+    try:
+        with pytest.raises(ServerBusyError, match="another ddrsearch serve answers at"):
+            resident.listen(sock_path)
+    finally:
+        live.close()
+
+
+def test_a_file_that_is_not_a_socket_is_left_alone(sock_path):
+    with open(sock_path, "w") as f:
+        f.write("mine")
+    with pytest.raises(OSError, match="is not a socket"):
+        resident.listen(sock_path)
+    with open(sock_path) as f:
+        assert f.read() == "mine"
+    assert resident.call(sock_path, {}) is None
+
+
+def test_a_socket_path_too_long_is_refused_by_the_server_and_skipped_by_the_client(tmp_path):
+    path = str(tmp_path / ("x" * 120) / "s.sock")
+    with pytest.raises(ValueError, match="more than the 107"):
+        resident.listen(path)
+    assert resident.call(path, {}) is None
+
+
+def test_no_server_is_none(sock_path):
+    assert resident.call(sock_path, {"x": 1}) is None
