@@ -23,11 +23,13 @@ from pathlib import Path
 
 from ddrsearch import settings
 
-__all__ = ["add_index_options", "add_index_parser", "current_index"]
+__all__ = ["add_index_options", "add_index_parser", "current_index", "index_dir_of", "source_paths"]
 
 
-def _source_paths(args) -> tuple[list[Path], dict, str]:
-    """The PDFs of the corpus or folder named by the arguments, what they are, and the rebuild command."""
+def source_paths(args) -> tuple[list[Path], dict, str]:
+    """The PDFs of the corpus or folder named by the parsed arguments (``--dir``, else ``--corpus`` and
+    ``--archive``), the source record the index header keeps, and the ``ddrsearch index build`` command that
+    rebuilds it. A folder's PDFs in subfolders are warned about, not read (:func:`ddrsearch.reading.pdf.folder_pdfs`)."""
     from ddrsearch.data.folders import corpus_paths
     from ddrsearch.reading.pdf import folder_pdfs
 
@@ -40,7 +42,13 @@ def _source_paths(args) -> tuple[list[Path], dict, str]:
         f"ddrsearch index build --corpus {corpus}"
 
 
-def _index_dir(args) -> Path:
+def index_dir_of(args) -> Path:
+    """The index folder the parsed arguments name: ``--index``, else the default folder of their corpus or
+    ``--dir`` (:func:`ddrsearch.stores.disk_index.default_index_dir`).
+
+    Raises:
+        SearchIndexError: the folder, or a folder above it, is a file (names the option or setting it came from).
+    """
     from ddrsearch.errors import SearchIndexError
     from ddrsearch.stores.disk_index import default_index_dir
 
@@ -69,8 +77,8 @@ def current_index(args, *, say=None):
 
     say = say or (lambda line: print(line, file=sys.stderr))
     try:
-        folder = _index_dir(args)
-        paths, _, rebuild = _source_paths(args)
+        folder = index_dir_of(args)
+        paths, _, rebuild = source_paths(args)
     except SearchIndexError as exc:
         say(f"note: not using the index: {exc}")
         return None
@@ -107,8 +115,8 @@ def _cmd_build(args) -> int:
 
     from ddrsearch.stores.disk_index import build_index
 
-    paths, source, _ = _source_paths(args)
-    folder = _index_dir(args)
+    paths, source, _ = source_paths(args)
+    folder = index_dir_of(args)
     t0 = time.perf_counter()
     # progress bars on standard error, for a person at a terminal (not in a log or a pipe); stdout keeps its one line
     gen = build_index(paths, folder, source=source, progress=not args.quiet and sys.stderr.isatty())
@@ -134,8 +142,8 @@ def _cmd_add(args) -> int:
     if missing:
         print(f"ddrsearch index add: no such file: {', '.join(missing)}", file=sys.stderr)
         return 1
-    result = add_reports(args.pdfs, _index_dir(args))
-    print(f"{_index_dir(args)}: {result.summary()}")
+    result = add_reports(args.pdfs, index_dir_of(args))
+    print(f"{index_dir_of(args)}: {result.summary()}")
     return 0
 
 
@@ -144,10 +152,10 @@ def _cmd_status(args) -> int:
     from ddrsearch.stores.disk_index import stale_reasons
     from ddrsearch.stores.generations import current_generation
 
-    folder = _index_dir(args)
+    folder = index_dir_of(args)
     gen = current_generation(folder)
     if gen is None:
-        print(f"No index at {folder}. Build one with: {_source_paths(args)[2]}")
+        print(f"No index at {folder}. Build one with: {source_paths(args)[2]}")
         return 1
     h = gen.header
     reports = h["reports"]
@@ -159,7 +167,7 @@ def _cmd_status(args) -> int:
           f"{gen.size_bytes() / 1e6:.1f} MB on disk")
     print(f"  pipeline: {h['settings']['description']}")
     print(f"  model SHA-256: {h['model'].get('sha256') or h['model']['key']}")
-    paths, _, rebuild = _source_paths(args)
+    paths, _, rebuild = source_paths(args)
     problems = gen.problems()  # the stored passages and vectors, not just the header
     if problems:
         print("  DAMAGED: " + "; ".join(problems) + f".\n  Rebuild it with: {rebuild}"

@@ -59,6 +59,15 @@ IDLE_MINUTES = 60.0
 _COMMANDS = ("search", "ask")
 
 
+
+def _status(path) -> tuple:
+    """A file's identity and change times (inode, size, mtime, ctime in ns), or just its name when it is missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (str(path),)
+    return (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
 class _Recorder(io.TextIOBase):
     """A text stream that records what is written to it as ``[stream number, text]`` events, in order."""
 
@@ -132,10 +141,10 @@ class IndexServer:
 
     def __init__(self, args: argparse.Namespace, index, *, log=None):
         import ddrsearch
-        from ddrsearch.cli.index import _index_dir
+        from ddrsearch.cli.index import index_dir_of
 
         self.args, self.index, self.ask_index = args, index, None
-        self.folder = _index_dir(args).resolve()
+        self.folder = index_dir_of(args).resolve()
         stream = sys.stderr  # the server's own, not a request's (whose output is recorded for its client)
         self.log = log or (lambda line: print(line, file=stream, flush=True))
         self.package = Path(ddrsearch.__file__).resolve().parent
@@ -181,42 +190,28 @@ class IndexServer:
         return files
 
     def _corpus_paths(self, args: argparse.Namespace) -> list[Path]:
-        """The PDFs of ``--corpus`` (:func:`ddrsearch.cli.index._source_paths`), read again only when they may differ.
+        """The PDFs of ``--corpus`` (:func:`ddrsearch.cli.index.source_paths`), read again only when they may differ.
 
         The manifest is parsed again when its file, or the folder of the PDFs
         (a file added, removed or renamed), has another status than at the last
         reading; ``--dir`` is listed at every request (the listing warns about
         subfolders, as a search in its own process does every time).
         """
-        from ddrsearch.cli.index import _source_paths
+        from ddrsearch.cli.index import source_paths
         from ddrsearch.data.folders import archive_dir
         from ddrsearch.data.manifest import manifest_path
 
-        def status(path) -> tuple:
-            try:
-                st = os.stat(path)
-            except OSError:
-                return (str(path),)
-            return (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
         where = Path(args.archive) if args.archive else archive_dir()
-        key = (os.getcwd(), args.corpus, args.archive, status(where), status(manifest_path()))
+        key = (os.getcwd(), args.corpus, args.archive, _status(where), _status(manifest_path()))
         if self.corpus_memo is None or self.corpus_memo[0] != key:
-            self.corpus_memo = (key, _source_paths(args)[0])
+            self.corpus_memo = (key, source_paths(args)[0])
         return self.corpus_memo[1]
 
     def _signature(self, folder: Path, paths: list[Path]) -> tuple:
         """What the last full check of currency depended on, by file status (inode, size, modification and change times)."""
-        def status(path) -> tuple:
-            try:
-                st = os.stat(path)
-            except OSError:
-                return (str(path),)
-            return (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
         indexed = [e["path"] for e in self.index.reports]
-        return (str(folder.resolve()), status(folder / "CURRENT"), *map(status, paths), "|",
-                *map(status, indexed), "|", *map(status, self.inputs))
+        return (str(folder.resolve()), _status(folder / "CURRENT"), *map(_status, paths), "|",
+                *map(_status, indexed), "|", *map(_status, self.inputs))
 
     def current_index(self, args: argparse.Namespace, *, say=None):
         """The index a search with ``args`` uses: the loaded one while it is current, else as ``search`` decides.
@@ -236,15 +231,15 @@ class IndexServer:
         generation, kept for the next requests, or prints why the index is out
         of date and returns ``None``, and the search reads the PDFs).
         """
-        from ddrsearch.cli.index import _index_dir, _source_paths, current_index
+        from ddrsearch.cli.index import current_index, index_dir_of, source_paths
         from ddrsearch.errors import SearchIndexError
         from ddrsearch.stores.disk_index import stale_reasons
         from ddrsearch.stores.generations import current_generation
 
         index = self.index
         try:
-            folder = _index_dir(args)
-            paths = self._corpus_paths(args) if args.dir is None else _source_paths(args)[0]
+            folder = index_dir_of(args)
+            paths = self._corpus_paths(args) if args.dir is None else source_paths(args)[0]
             signature = self._signature(folder, paths)
             current = signature == self.signature
             generation = None if current else current_generation(folder)
@@ -282,7 +277,7 @@ class IndexServer:
 
     def _prepare(self, args: argparse.Namespace) -> None:
         """Hand the loaded index to ``search``, or decline a search that would not use it."""
-        from ddrsearch.cli.index import _index_dir
+        from ddrsearch.cli.index import index_dir_of
         from ddrsearch.errors import SearchIndexError
 
         if args.command not in _COMMANDS:
@@ -291,7 +286,7 @@ class IndexServer:
                 or (args.command == "ask" and args.ocr is not None):
             raise ServerDeclined(f"this {args.command} does not use the index")
         try:
-            folder = _index_dir(args).resolve()
+            folder = index_dir_of(args).resolve()
         except SearchIndexError as exc:
             raise ServerDeclined(str(exc)) from None
         if folder != self.folder:
@@ -380,12 +375,12 @@ def _idle_minutes(text: str) -> float:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from ddrsearch.cli.index import _index_dir, _source_paths, current_index
+    from ddrsearch.cli.index import current_index, index_dir_of, source_paths
     from ddrsearch.errors import ServerBusyError
     from ddrsearch.resident import call, listen, serve
     from ddrsearch.stores.locations import socket_path
 
-    folder = _index_dir(args)
+    folder = index_dir_of(args)
     path = socket_path(folder)
     pong = call(path, {"command": "ping"})
     if pong is not None and pong.get("pong"):  # said before loading anything (listen() checks again)
@@ -393,7 +388,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                               "first (Ctrl-C in its terminal) or use that one")
     index = current_index(args)  # a stale or damaged index: the note search prints
     if index is None:
-        print(f"ddrsearch serve: no current index at {folder} to serve; build it with: {_source_paths(args)[2]}"
+        print(f"ddrsearch serve: no current index at {folder} to serve; build it with: {source_paths(args)[2]}"
               + (f" --index {args.index}" if args.index else ""), file=sys.stderr)
         return 1
     server = IndexServer(args, index)
