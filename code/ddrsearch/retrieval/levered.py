@@ -344,7 +344,8 @@ class TunedHybridRetriever(TwoLegRetriever):
             b = self._rm3(q, b)
         if self.proximity > 0:
             near = self.proximity_scores(q)
-            b = np.where(near > 0, np.nan_to_num(b) + self.proximity * near, b)
+            if near.any():  # most questions hold no pair it looks for: b stays as it is
+                b = np.where(near > 0, np.nan_to_num(b) + self.proximity * near, b)
         if self.prf in ("rocchio", "both") and self.weight > 0:
             v = self._rocchio(q, v)
         return b, v
