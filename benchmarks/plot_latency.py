@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     ax.set_ylabel("query latency (ms), k = 10")
     ax.set_title("Search latency against archive size", fontsize=11)
     ax.grid(True, which="both", lw=0.3, alpha=0.5)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left")  # the lower right holds the 1000x points
     cpus = ((memory or {}).get("machine") or {}).get("cpus") or (postgres or {}).get("cpus")
     pg_names = "+".join(Path(p).name for p in args.postgres.split(",") if p.strip())
     note = "; ".join([_load_text(memory, Path(args.memory).name), _load_text(postgres, pg_names)])

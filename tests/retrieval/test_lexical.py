@@ -186,3 +186,17 @@ def test_weighted_term_scores_equal_the_sum_of_each_terms_scores_to_the_last_bit
     assert dense.any()
     assert np.array_equal(bm25.weighted_term_scores(weighted), dense)
     assert not bm25.weighted_term_scores([("nosuchterm", 1.0)]).any()
+
+
+@pytest.mark.parametrize("query", ["stuck pipe", "pipe pipe stuck", "circulate", "nosuchterm", "rig nosuchterm"])
+def test_passage_hits_are_the_scored_passages_of_passage_scores_to_the_last_bit(query):
+    """passage_hits gives the positions and values of passage_scores that are not nan (the lexicon lever's sparse add)."""
+    import numpy as np
+
+    bm25 = _toy_bm25()
+    full = bm25.passage_scores(query)
+    where, values = bm25.passage_hits(query)
+    assert where.tolist() == np.flatnonzero(~np.isnan(full)).tolist()
+    assert values.dtype == np.float64 and np.array_equal(values, full[where])
+    with pytest.raises(QueryError):
+        bm25.passage_hits("the of")

@@ -51,6 +51,41 @@ __all__ = ["MAX_QUESTION_WORDS", "QueryError", "Retriever", "check_query", "cut_
 MAX_QUESTION_WORDS = 100
 
 
+#: Passages per block of :func:`_top_candidates`, and the fewest passages for which it is used.
+TOP_BLOCK, TOP_MIN_PASSAGES = 64, 8192
+
+
+def _top_candidates(scores: np.ndarray, n: int) -> np.ndarray | None:
+    """Positions (ascending) of a few passages that include every one scoring at least the ``n``-th best.
+
+    A partial sort of every passage costs about 1 ms at 76,200 passages, a maximum a hundredth of
+    that; so the maxima of blocks of :data:`TOP_BLOCK` passages (any split of the passages would do)
+    are taken first. The ``n``-th
+    largest of those maxima is at most the ``n``-th best score (they are ``n`` scores at least as
+    high), so the passages scoring at least it hold every one the top ``n`` needs, and the partial
+    sort then runs over those few (:meth:`Retriever.top_passages`: the same passages, in the same order).
+
+    Returns:
+        The positions, or ``None`` (use every retrieved passage) for fewer than
+        :data:`TOP_MIN_PASSAGES` passages or fewer blocks with a retrieved passage than ``2 * n``.
+    """
+    total = len(scores)
+    if total < TOP_MIN_PASSAGES or n < 1 or 2 * n > total // TOP_BLOCK:
+        return None
+    whole = total - total % TOP_BLOCK
+    # block j: passages j, j + m, j + 2m, ... (m = whole / TOP_BLOCK), so the maxima are one elementwise
+    # pass down TOP_BLOCK rows; nan only for a block without a score
+    maxima = np.fmax.reduce(scores[:whole].reshape(TOP_BLOCK, -1), axis=0)
+    if whole < total:
+        maxima = np.append(maxima, np.fmax.reduce(scores[whole:]))
+    maxima = maxima[~np.isnan(maxima)]
+    if len(maxima) < 2 * n:
+        return None
+    bound = np.partition(maxima, len(maxima) - n)[len(maxima) - n]
+    with np.errstate(invalid="ignore"):  # nan >= bound is False: not retrieved
+        return np.flatnonzero(scores >= bound)
+
+
 def check_query(query: str) -> str:
     """Return ``query`` after checking that it is a non-empty string of valid text.
 
@@ -208,7 +243,9 @@ class Retriever(ABC):
         Best first: score descending, ties by report name then passage id.
         ``nan`` scores (not retrieved) are left out.
         """
-        idx = np.flatnonzero(~np.isnan(scores))
+        idx = None if n is None else _top_candidates(scores, n)
+        if idx is None:
+            idx = np.flatnonzero(~np.isnan(scores))
         if n is not None and len(idx) > n:
             kth = np.partition(scores[idx], len(idx) - n)[len(idx) - n]
             idx = idx[scores[idx] >= kth]  # keeps every passage tied with the n-th

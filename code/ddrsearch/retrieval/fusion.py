@@ -173,19 +173,24 @@ class Fusion:
             out[member] = fused[member]
             return out
         union = np.zeros(n, dtype=bool)
-        if self.weight < 1.0:
-            union[top(bm25, self.candidates)] = True
-        if self.weight > 0.0:
-            union[top(dense, self.candidates)] = True
-        ids = np.flatnonzero(union)  # work on the union only: a few hundred passages, not every one
-        fused = np.zeros(len(ids))
+        for leg, used in ((bm25, self.weight < 1.0), (dense, self.weight > 0.0)):
+            if not used:
+                continue
+            if self.candidates is None:  # every retrieved passage: no need to ask for them in order
+                union |= ~np.isnan(leg)
+            else:
+                union[top(leg, self.candidates)] = True
+        every = bool(union.all())  # candidates=None: every passage, so no copy of the union's part
+        ids = slice(None) if every else np.flatnonzero(union)  # else a few hundred passages, not every one
+        fused = np.zeros(n if every else len(ids))
         for leg, w in ((bm25, 1.0 - self.weight), (dense, self.weight)):
             values = leg[ids]
             present = ~np.isnan(values)
             if not present.any():
                 continue
-            lo, hi = values[present].min(), values[present].max()
-            norm = np.ones(len(ids)) if hi == lo else (values - lo) / (hi - lo)
-            fused[present] += w * norm[present]
+            lo, hi = np.fmin.reduce(values), np.fmax.reduce(values)  # nan left out: the present values' range
+            norm = np.ones(len(values)) if hi == lo else (values - lo) / (hi - lo)
+            # 0 + x is x, so adding where present equals adding to the present positions alone
+            fused += np.where(present, w * norm, 0.0)
         out[ids] = fused
         return out

@@ -360,7 +360,8 @@ class TunedHybridRetriever(TwoLegRetriever):
             b = self._rm3(q, b)
         if self.proximity > 0:
             near = self.proximity_scores(q)
-            b = np.where(near > 0, np.nan_to_num(b) + self.proximity * near, b)
+            if near.any():  # most questions hold no pair it looks for: b stays as it is
+                b = np.where(near > 0, np.nan_to_num(b) + self.proximity * near, b)
         if self.prf in ("rocchio", "both") and self.weight > 0:
             v = self._rocchio(q, v)
         return b, v
@@ -454,7 +455,9 @@ class TunedHybridRetriever(TwoLegRetriever):
         weight = self.lexicon
         extra = np.zeros(len(scores))
         for term, sim in self.lexicon_terms(query):
-            extra += sim * np.nan_to_num(self.bm25.passage_scores(term))
+            # only the passages the term hits: elsewhere its score is 0 and adds nothing
+            where, values = self.bm25.passage_hits(term)
+            extra[where] += sim * values
         if not extra.any():
             return scores
         out = np.nan_to_num(scores) + weight * extra
@@ -469,7 +472,8 @@ class TunedHybridRetriever(TwoLegRetriever):
         if not terms or not len(top):
             return 0.0
         idf = self._idf()
-        weight = {t: idf.get(t, max(idf.values(), default=1.0)) for t in terms}
+        unseen = max(idf.values(), default=1.0) if any(t not in idf for t in terms) else None
+        weight = {t: idf.get(t, unseen) for t in terms}
         held = terms & self._row_terms(int(top[0]))
         return sum(weight[t] for t in held) / sum(weight.values())
 

@@ -393,3 +393,24 @@ class BM25Retriever(Retriever):
         scores[hit] = raw[hit]
         return scores
 
+    def passage_hits(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """The passages :meth:`passage_scores` scores for ``query`` and their scores, without the ``nan`` of the rest.
+
+        Returns:
+            ``(positions, scores)``: int64 positions ascending and float64 scores, the
+            values of ``passage_scores(query)`` that are not ``nan``; a short lexicon term
+            hits a few passages, and the other ``n`` need no pass each.
+
+        Raises:
+            QueryError: no searchable words.
+        """
+        terms = self.tokenize(query)
+        if not terms:
+            raise QueryError(f"The query {query!r} has no searchable words (only stop words or punctuation).")
+        known = [t for t in terms if t in self._vocab]
+        if not known:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        raw = self._scores(known)
+        where = np.flatnonzero(raw > 0)
+        return where, raw[where].astype(float)
+

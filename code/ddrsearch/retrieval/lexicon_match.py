@@ -133,5 +133,6 @@ class LexiconMatcher:
             ``(entry, similarity)`` pairs, best first; ties by term.
         """
         best = self.similarities(question)
-        order = sorted(range(len(best)), key=lambda i: (-best[i], self.entries[i].term))
-        return [(self.entries[i], float(best[i])) for i in order[:k] if best[i] >= min_similarity]
+        # only the entries similar enough are sorted (they come first in the full order anyway)
+        order = sorted(np.flatnonzero(best >= min_similarity).tolist(), key=lambda i: (-best[i], self.entries[i].term))
+        return [(self.entries[i], float(best[i])) for i in order[:k]]
