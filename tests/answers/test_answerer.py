@@ -419,3 +419,14 @@ def test_a_day_named_in_words_looks_at_the_rows_that_began_that_day(answerer):
     assert all(r.label in ("D039", "D038") for r in card.candidates)
     iso = answerer.ask("what did we drill on 2020-11-26?")
     assert {r.day for r in iso.candidates} == {dt.date(2020, 11, 26)}
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_day_s_drilled_span_is_never_contradicted_by_its_total(answerer):
+    """Before: 'what depth was the bit at on Nov 20' said "drill from 5,505 ft to 5,793 ft (216 ft in all)": the
+    216 added up only the intervals read as from/to in the rows, while the span is 288 ft. After: the span's
+    length first, and the rows' intervals beside it when they add up to less."""
+    card = answerer.ask("what depth was the bit at on Nov 20")
+    assert "drill from 5,505 ft to 5,793 ft (288 ft from the shallowest to the deepest; " in card.note, card.note
+    assert "216 ft in all" not in card.note

@@ -658,7 +658,7 @@ class Answerer:
             said.append(f"{label} prints {spec.label} {shown} {spec.unit}{flag}, {when}.")
         if answer.drilled is not None:
             said.append(f"The drilling rows that began on {day.isoformat()} drill from {answer.drilled[0]:,.0f} ft "
-                        f"to {answer.drilled[1]:,.0f} ft ({answer.footage:,.0f} ft in all).")
+                        f"to {answer.drilled[1]:,.0f} ft ({_footage_words(answer.drilled, answer.footage)}).")
         what = {"md_ft": "a depth", "survey_tvd_ft": "a depth", "footage_ft": "a drilled interval"}.get(field,
                                                                                                      "the value")
         positions = self._row_passages()
@@ -886,6 +886,16 @@ def _began_on(row: SupportRow, day: dt.date) -> bool:
         return row.day == day
     except ValueError:
         return row.date == day
+
+
+def _footage_words(drilled: tuple[float, float], footage: float) -> str:
+    """The drilled span in words: its length, and the intervals the rows print when they add up to less (a row
+    whose intervals are not all read as "from X' to Y'" leaves a gap), so a sentence never gives a total that its
+    own from/to contradicts. Feet."""
+    span = drilled[1] - drilled[0]
+    if abs(span - footage) < 0.5:
+        return f"{span:,.0f} ft in all"
+    return f"{span:,.0f} ft from the shallowest to the deepest; the intervals the rows print add up to {footage:,.0f} ft"
 
 
 def _without_named_day(words: str) -> str:
