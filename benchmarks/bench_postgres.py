@@ -7,7 +7,7 @@ It starts its own embedded server (pgserver) in a temporary folder, or uses
 
 For each scale, in a fresh Python process: the build (tokenise, look up the
 vectors, COPY into PostgreSQL, ANALYZE), query latency median and 95th
-percentile of BM25 in SQL, dense exact, hybrid exact, then after building
+percentile of BM25 (from the postings table), dense exact, hybrid exact, then after building
 the HNSW index (its build time) dense and hybrid with HNSW, HNSW recall@10
 against exact search (passages, dense leg), the client's peak resident
 memory, the server's memory (proportional set size of its processes) and the

@@ -37,7 +37,7 @@ class Exercise:
     """One exercise of the book.
 
     Attributes:
-        label: ``"N.M"``, chapter N, exercise M.
+        label: ``"N.M"``, chapter N (or appendix N, a capital letter: ``"D.1"``), exercise M.
         asks: what the exercise asks, in one line (the audit's column).
         kind: how answers compare: ``"number"`` (within ``tolerance``),
             ``"text"`` (without case and surrounding spaces), ``"set"``
@@ -61,8 +61,10 @@ class Exercise:
     needs: str = "data"
 
     @property
-    def chapter(self) -> int:
-        return int(self.label.split(".")[0])
+    def chapter(self) -> int | str:
+        """The chapter's number (``4``), or the appendix's letter (``"D"``)."""
+        head = self.label.split(".")[0]
+        return int(head) if head.isdigit() else head
 
 
 #: The registered exercises by label, in book order.
@@ -160,7 +162,7 @@ def check(label: str, answer) -> None:
     The line is wrapped at :data:`LINE_WIDTH` characters (the PDF's code width).
 
     Args:
-        label: the exercise, ``"N.M"`` as the chapter numbers it (``"4.1"``).
+        label: the exercise, ``"N.M"`` as the chapter numbers it (``"4.1"``; ``"D.1"`` in appendix D).
         answer: the reader's answer, of the type the exercise asks for.
 
     Raises:
@@ -223,11 +225,13 @@ def _outputs(cell) -> str:
     return "\n".join(texts)
 
 
-CHECK_CALL = re.compile(r"""^check\(\s*["'](\d+\.\d+)["']\s*,\s*\w+\s*\)\s*$""")
+CHECK_CALL = re.compile(r"""^check\(\s*["']((?:\d+|[A-Z])\.\d+)["']\s*,\s*\w+\s*\)\s*$""")
 
 
-def exercise_layout(nb, chapter: int) -> list[str]:
+def exercise_layout(nb, chapter: int | str) -> list[str]:
     """How chapter ``chapter``'s notebook ``nb`` departs from the exercise layout, one line per problem.
+
+    ``chapter`` is a chapter's number or an appendix's letter (``"D"``).
 
     Each registered exercise N.M of the chapter needs a Markdown cell with
     ``**Exercise N.M.**``, then a code cell whose first line binds the answer
@@ -243,7 +247,7 @@ def exercise_layout(nb, chapter: int) -> list[str]:
         if m:
             checks[m.group(1)] = n
     text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    for ex in (ex for ex in EXERCISES.values() if ex.chapter == chapter):
+    for ex in (ex for ex in EXERCISES.values() if str(ex.chapter) == str(chapter)):
         if f"**Exercise {ex.label}.**" not in text:
             problems.append(f"Exercise {ex.label} has no Markdown cell with **Exercise {ex.label}.**")
         n = checks.get(ex.label)
@@ -260,7 +264,7 @@ def exercise_layout(nb, chapter: int) -> list[str]:
     return problems
 
 
-def answer_leaks(nb, chapter: int) -> list[str]:
+def answer_leaks(nb, chapter: int | str) -> list[str]:
     """What gives chapter ``chapter``'s exercises away in its executed notebook ``nb``, one line per problem.
 
     A problem is: an output holding one of :func:`answer_forms` of an exercise of
@@ -270,7 +274,7 @@ def answer_leaks(nb, chapter: int) -> list[str]:
 
     Args:
         nb: an executed notebook (``nbformat`` node or its dict).
-        chapter: the chapter's number.
+        chapter: the chapter's number, or the appendix's letter (``"D"``).
     """
     problems = []
     cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
@@ -280,7 +284,7 @@ def answer_leaks(nb, chapter: int) -> list[str]:
         m = CHECK_CALL.match(source)
         if m:
             checked[m.group(1)] = _outputs(cell)
-    ours = [ex for ex in EXERCISES.values() if ex.chapter == chapter]
+    ours = [ex for ex in EXERCISES.values() if str(ex.chapter) == str(chapter)]
     for ex in ours:
         if ex.label not in checked:
             problems.append(f"Exercise {ex.label} has no check cell (a cell that is exactly check(\"{ex.label}\", name))")
@@ -828,7 +832,26 @@ def _ex_10_2():
     return len(row_clip_lines(*resolve_row_id(EX_10_2_ROW, archive())))
 
 
-# book order: chapter, then exercise
-_in_order = sorted(EXERCISES.items(), key=lambda item: tuple(int(part) for part in item[0].split(".")))
+# --- appendix D (PostgreSQL) ---------------------------------------------------------------------
+
+@_exercise("D.1", "development questions whose top 10 reports are the same with RRF in PostgreSQL and in memory",
+           "number", "build mem_rrf like twin (its BM25 leg expands abbreviations, as PostgresRetriever's does), "
+           "with fusion=\"rrf\", index it over chunks, and count the questions of dev "
+           "for which top10 gives the same list for pg_rrf and mem_rrf")
+def _ex_d_1():
+    # parity is what the appendix shows (and tests/stores/test_postgres.py pins): built alike, the
+    # two give the same top 10 for every development question, so the count expected is all of them
+    from ddrsearch.evaluation.questionfiles import load_questions
+
+    return len(load_questions("archive", check_evidence=False).split("dev"))
+
+
+def _order(label: str) -> tuple:
+    head, number = label.split(".")
+    return (0, int(head), int(number)) if head.isdigit() else (1, head, int(number))
+
+
+# book order: chapters, then appendices; in each, by exercise
+_in_order = sorted(EXERCISES.items(), key=lambda item: _order(item[0]))
 EXERCISES.clear()
 EXERCISES.update(_in_order)

@@ -429,12 +429,13 @@ def add_serve_parser(sub) -> None:
     """Add ``ddrsearch serve``."""
     p = sub.add_parser(
         "serve",
-        help="keep an index loaded so that searches from other processes answer fast",
+        help="keep an index loaded so that searches and asks from other processes answer fast",
         description=(
             "Load the current index of a corpus or folder (the same options as ddrsearch search) and the "
-            "libraries once, and answer ddrsearch search from other processes through a socket in the index "
-            "folder: the same output, without loading them each time. Runs in the foreground; Ctrl-C stops it. "
-            "DDRSEARCH_SERVER=0 makes a search ignore it."
+            "libraries once, and answer ddrsearch search and ddrsearch ask from other processes through a "
+            "socket in the index folder: the same output, without loading them each time. Runs in the "
+            "foreground; Ctrl-C stops it, and it stops after N minutes without a request (--idle-minutes). "
+            "DDRSEARCH_SERVER=0 makes a search or ask ignore it."
         ),
     )
     p.add_argument("--corpus", choices=["sample", "archive"], default="sample",

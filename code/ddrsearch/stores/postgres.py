@@ -399,7 +399,7 @@ class PostgresRetriever(Retriever):
         collection: name of the table set (``ddr_<collection>_passages``,
             ``_terms``, ``_stats``); lowercase letters, digits, ``_``.
         url: connection string; default ``$DDRSEARCH_DATABASE_URL``, else the embedded server.
-        lexical: ``"bm25"`` (BM25 in SQL, Lucene form, as
+        lexical: ``"bm25"`` (BM25 from the postings table, added up in NumPy; Lucene form, as
             :class:`~ddrsearch.retrieval.base.BM25Retriever`) or ``"ts_rank_cd"``.
         dense_search: ``"exact"`` (a scan; the in-memory ranking) or
             ``"hnsw"`` (approximate; needs :meth:`create_hnsw`).
