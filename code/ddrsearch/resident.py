@@ -42,7 +42,7 @@ MAX_REQUEST_BYTES = 64 * 1024
 #: Largest answer a client reads back, in bytes (a search's table is a few KB).
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
-#: Seconds the server waits for the bytes of one request before it drops the connection.
+#: Seconds the server waits for the bytes of one request (all of them) before it drops the connection.
 READ_TIMEOUT = 5.0
 
 #: Seconds the server waits for a client to take its answer.
@@ -170,10 +170,14 @@ def listen(path: str | os.PathLike) -> socket.socket:
 
 def _read_request(conn: socket.socket) -> dict:
     """One request line from ``conn``; raises ``ValueError`` with the reason a client is told."""
-    conn.settimeout(READ_TIMEOUT)
+    deadline = time.monotonic() + READ_TIMEOUT  # for the whole request: a byte every few seconds does not hold it
     data = b""
     while b"\n" not in data:
+        left = deadline - time.monotonic()
         try:
+            if left <= 0:
+                raise TimeoutError
+            conn.settimeout(left)
             chunk = conn.recv(1 << 16)
         except TimeoutError:
             raise ValueError(f"no complete request within {READ_TIMEOUT:g} s") from None

@@ -95,6 +95,34 @@ def test_a_bad_request_is_answered_with_an_error_and_the_server_goes_on(sock_pat
         sock.stop()
 
 
+def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_read_timeout_in_all(sock_path, monkeypatch):
+    import time
+
+    monkeypatch.setattr(resident, "READ_TIMEOUT", 1.0)
+    sock, thread, _ = _start(sock_path, lambda r: ({"ok": True}, False), log=lambda line: None)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(sock_path)
+            t0, got = time.monotonic(), b""
+            for byte in b'{"command": "ping"}':  # one byte every 0.3 s, each within the timeout
+                try:
+                    s.send(bytes([byte]))
+                except OSError:  # the server has answered and closed
+                    break
+                time.sleep(0.3)
+            while not got.endswith(b"\n"):
+                chunk = s.recv(65536)
+                assert chunk
+                got += chunk
+            took = time.monotonic() - t0
+        # before: each recv had its own 1 s, so the 19 bytes held the server for 5.7 s and were answered
+        assert "no complete request within 1 s" in json.loads(got)["error"] and took < 3, (got, took)
+        assert resident.call(sock_path, {"x": 1}) == {"ok": True}
+    finally:
+        sock.stop()
+
+
 def test_a_handler_that_raises_is_an_internal_error_not_a_stop(sock_path):
     def handle(request):
         if request.get("boom"):
