@@ -322,11 +322,20 @@ class IndexServer:
             raise ServerDeclined("the working folder is not a folder here")
         return argv, cwd, terminal[0], terminal[1]
 
+    def _code_changed(self) -> bool:
+        """Whether a file of the package changed since this server started (then it says so and stops)."""
+        if _code_stamp(self.package) == self.stamp:
+            return False
+        self.log("ddrsearch serve: the package's code changed since this server started; stopping "
+                 "(start it again to serve the new code)")
+        return True
+
     def handle(self, request: dict) -> tuple[dict, bool]:
         """Answer one request (:func:`ddrsearch.resident.serve`'s handler): ``(answer, stop)``.
 
         Requests: ``{"command": "ping"}`` is answered ``{"pong": true, "pid": ..., "index": ..., "requests": n}``
-        (``n`` searches answered so far);
+        (``n`` searches answered so far), or, when the package's code changed, with a ``fallback`` as the
+        server stops (a ``ddrsearch serve`` started on the new code then takes its place);
         a search request (:func:`ddrsearch.cli.client.request_for`) with
         ``{"events": [[1 or 2, text], ...], "code": exit status}`` (1: standard
         output, 2: standard error), or ``{"fallback": reason}`` when the client
@@ -335,6 +344,8 @@ class IndexServer:
         from ddrsearch.cli.command import run
 
         if request.get("command") == "ping":
+            if self._code_changed():  # so that a new server of the new code is not refused by this one
+                return {"fallback": "the server's code is out of date"}, True
             return {"pong": True, "pid": os.getpid(), "index": str(self.folder), "requests": self.requests}, False
         try:
             argv, cwd, columns, lines = self._check(request)
@@ -342,9 +353,7 @@ class IndexServer:
             return {"error": f"bad request: {exc}"}, False
         except ServerDeclined as exc:
             return {"fallback": str(exc)}, False
-        if _code_stamp(self.package) != self.stamp:
-            self.log("ddrsearch serve: the package's code changed since this server started; stopping "
-                     "(start it again to serve the new code)")
+        if self._code_changed():
             return {"fallback": "the server's code is out of date"}, True
         events: list = []
         t0 = time.perf_counter()
