@@ -33,7 +33,7 @@ import time
 
 from ddrsearch.errors import ServerBusyError
 
-__all__ = ["BACKLOG", "CONNECT_TIMEOUT", "MAX_PATH_BYTES", "MAX_REQUEST_BYTES", "MAX_RESPONSE_BYTES", "READ_TIMEOUT",
+__all__ = ["BACKLOG", "CHECK_SECONDS", "CONNECT_TIMEOUT", "MAX_PATH_BYTES", "MAX_REQUEST_BYTES", "MAX_RESPONSE_BYTES", "READ_TIMEOUT",
            "WRITE_TIMEOUT", "call", "listen", "serve"]
 
 #: Largest request a server reads, in bytes (its line and the ``\n``).
@@ -208,7 +208,11 @@ def _answer(conn: socket.socket, answer: dict) -> None:
         return
 
 
-def serve(sock: socket.socket, handle, *, idle_seconds: float | None = None, log=None) -> str:
+#: Seconds between two checks, while no request comes, that the server's socket file is still there.
+CHECK_SECONDS = 10.0
+
+
+def serve(sock: socket.socket, handle, *, idle_seconds: float | None = None, log=None, alive=None) -> str:
     """Answer requests on ``sock`` one at a time until the handler asks to stop or nobody asks for a while.
 
     Args:
@@ -220,21 +224,30 @@ def serve(sock: socket.socket, handle, *, idle_seconds: float | None = None, log
         idle_seconds: stop after this many seconds without a request (``None``: never).
         log: called with one line per event worth telling the server's user
             (default: standard error).
+        alive: called every :data:`CHECK_SECONDS` without a request; when it returns
+            ``False`` (the socket file was removed with its folder: no client can
+            reach this server any more) the server stops (``None``: never asked).
 
     Returns:
-        Why it stopped: ``"idle"`` or ``"stopped"`` (the handler's ``stop``).
+        Why it stopped: ``"idle"``, ``"stopped"`` (the handler's ``stop``) or ``"gone"`` (``alive``).
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
     last = time.monotonic()
     while True:
+        wait = None
         if idle_seconds is not None:
             left = idle_seconds - (time.monotonic() - last)
             if left <= 0:
                 return "idle"
-            sock.settimeout(left)
+            wait = left
+        if alive is not None:
+            wait = CHECK_SECONDS if wait is None else min(wait, CHECK_SECONDS)
+        sock.settimeout(wait)
         try:
             conn, _ = sock.accept()
         except TimeoutError:
+            if alive is not None and not alive():
+                return "gone"
             continue  # the idle check above decides
         last = time.monotonic()
         stop = False

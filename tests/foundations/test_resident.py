@@ -145,6 +145,26 @@ def test_the_server_stops_when_idle(sock_path):
         sock.close()
 
 
+def test_the_server_stops_when_it_is_no_longer_alive(sock_path, monkeypatch):
+    monkeypatch.setattr(resident, "CHECK_SECONDS", 0.1)
+    sock = resident.listen(sock_path)
+    inode = os.stat(sock_path).st_ino
+
+    def alive():
+        try:
+            return os.lstat(sock_path).st_ino == inode
+        except OSError:
+            return False
+
+    try:
+        os.unlink(sock_path)  # the index folder deleted under the server
+        # before: no check, the server (hundreds of MB) waited for its idle minutes though no client could reach it
+        assert resident.serve(sock, lambda r: ({}, False), idle_seconds=30, log=lambda line: None,
+                              alive=alive) == "gone"
+    finally:
+        sock.close()
+
+
 def test_a_dead_socket_file_is_replaced_and_a_live_one_refused(sock_path):
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(sock_path)  # a killed server's file: nobody listens on it

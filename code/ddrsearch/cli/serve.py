@@ -27,7 +27,8 @@ PDFs, as it would.
 
 Limits: one request at a time (the next ones wait in the socket's queue), the
 request and timeout limits of :mod:`ddrsearch.resident`, and ``--idle-minutes``
-(default :data:`IDLE_MINUTES`) without a request, after which it stops.
+(default :data:`IDLE_MINUTES`) without a request, after which it stops; it also
+stops when its socket file is gone (the index folder deleted or moved).
 Ctrl-C (or SIGTERM) stops it after the answer in progress, with exit status
 130; the socket file is removed. A second server on the same index is
 refused; a socket file left by a killed server is removed.
@@ -423,8 +424,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(f"ddrsearch serve: {folder} ({len(index.reports)} reports, {index.generation.folder.name}) on {path}; "
               + (f"stops after {args.idle_minutes:g} minutes without a request; " if idle else "")
               + "Ctrl-C stops it.", flush=True)
-        why = serve(sock, server.handle, idle_seconds=idle, log=server.log)
-        if why == "idle":
+        def alive() -> bool:  # the socket file is still this server's (not removed with the index folder)
+            try:
+                return os.lstat(path).st_ino == inode
+            except OSError:
+                return False
+
+        why = serve(sock, server.handle, idle_seconds=idle, log=server.log, alive=alive)
+        if why == "gone":
+            print(f"ddrsearch serve: {path} was removed (the index folder deleted or moved), so no search can "
+                  f"reach this server; stopped ({server.requests} answered).", flush=True)
+        elif why == "idle":
             print(f"ddrsearch serve: no request for {args.idle_minutes:g} minutes; stopped "
                   f"({server.requests} answered).", flush=True)
         elif server.stop_requested:
