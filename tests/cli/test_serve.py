@@ -209,6 +209,23 @@ def test_a_new_generation_is_loaded_and_a_stale_index_gets_the_note(tmp_path, ar
         assert server.stop() == 130
 
 
+def test_a_generation_damaged_under_the_server_gets_the_note_search_prints_alone(served):
+    folder, index, server = served
+    target = index / (index / "CURRENT").read_text(encoding="utf-8").strip() / "passages.json"
+    saved = target.read_bytes()
+    try:
+        target.write_text("garbage", encoding="utf-8")
+        via, alone, answered = _both(["stuck pipe", "-k", "2"], served)
+        # before: the server answered from the generation it had loaded, without the note
+        assert b"is damaged" in alone.stderr and answered == 1
+        assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode)
+    finally:
+        target.write_bytes(saved)
+    via, alone, answered = _both(["stuck pipe", "-k", "2"], served)  # repaired: the index again, reloaded
+    assert answered == 1 and via.stderr == b"" and b"index " in via.stdout
+    assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode)
+
+
 def test_the_server_stops_after_its_idle_minutes(tmp_path, served):
     folder, index, _ = served
     other = tmp_path / "ix2"

@@ -95,6 +95,18 @@ def _code_stamp(package: Path) -> dict[str, tuple[int, int]]:
     return stamp
 
 
+def _files_status(folder: Path) -> tuple:
+    """Size, modification and change times of each file of a generation (a file rewritten or damaged shows)."""
+    found = []
+    for root, _, files in os.walk(folder):
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            with contextlib.suppress(OSError):
+                st = os.stat(path)
+                found.append((path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(sorted(found))
+
+
 def _settings_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith("DDRSEARCH_") and k != "DDRSEARCH_SERVER"}
 
@@ -145,6 +157,7 @@ class IndexServer:
         self.requests = 0
         self.inputs = self._inputs()
         self.signature = None  # of the inputs when the last full check found the index current
+        self.loaded = _files_status(index.generation.folder)  # the generation's files as they were loaded
         self.corpus_memo = None  # (what the corpus's PDFs depend on, their paths)
         self.stop_requested = False  # Ctrl-C or SIGTERM during a request: stop after answering it
         self.in_request = False
@@ -216,7 +229,8 @@ class IndexServer:
             return (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
         indexed = [e["path"] for e in self.index.reports]
-        return (str(folder.resolve()), status(folder / "CURRENT"), *map(status, paths), "|",
+        return (str(folder.resolve()), status(folder / "CURRENT"), _files_status(self.index.generation.folder),
+                *map(status, paths), "|",
                 *map(status, indexed), "|", *map(status, self.inputs))
 
     def current_index(self, args: argparse.Namespace, *, say=None):
@@ -228,7 +242,7 @@ class IndexServer:
         the last full check found it current: the file ``CURRENT`` (replaced
         by every new generation), each report PDF of the search (the list and
         each file's inode, size, modification and change times), each indexed
-        report's file, the glossary, the lexicon and the model's files (the
+        report's file, the files of the loaded generation, the glossary, the lexicon and the model's files (the
         package's code is checked before each request, :meth:`handle`).
         Otherwise the full check runs: the generation ``CURRENT`` names and
         :func:`~ddrsearch.stores.disk_index.stale_reasons` (the reports'
@@ -253,15 +267,18 @@ class IndexServer:
             current, generation = False, None
         if not current and generation is not None and folder.resolve() == self.folder \
                 and generation.folder.name == index.generation.folder.name \
+                and _files_status(index.generation.folder) == self.loaded \
                 and not stale_reasons(index.generation, corpus=paths,
                                       model_key=index.retriever.dense.embedder.source.key):
             self.signature, current = signature, True
         if current:  # named as this request names it (search prints it)
             return dataclasses.replace(index if args.command == "search" else self._ask_index(), folder=folder)
         self.signature = None
-        fresh = current_index(args, say=say)
-        if fresh is not None and fresh.generation.folder.name != index.generation.folder.name:
+        fresh = current_index(args, say=say)  # a damaged generation: its note, and the search reads the PDFs
+        if fresh is not None and (fresh.generation.folder.name != index.generation.folder.name
+                                  or _files_status(fresh.generation.folder) != self.loaded):
             self.log(f"ddrsearch serve: loaded {fresh.generation.folder.name} ({len(fresh.reports)} reports)")
+            self.loaded = _files_status(fresh.generation.folder)
             if args.command == "search":
                 self.index, self.ask_index = fresh, None
             else:
