@@ -71,6 +71,17 @@ def _owned_socket(path: str) -> bool:
     return (st.st_mode & 0o170000) == 0o140000 and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
 
 
+def _peer_is_this_user(sock: socket.socket) -> bool:
+    """The process at the other end of ``sock`` runs as this user (Linux's ``SO_PEERCRED``; elsewhere: assumed)."""
+    if not hasattr(socket, "SO_PEERCRED") or not hasattr(os, "getuid"):
+        return True
+    import struct
+
+    size = struct.calcsize("3i")
+    _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size))
+    return uid == os.getuid()
+
+
 def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0) -> dict | None:
     """Send ``request`` to the server listening at ``path``; its answer, or ``None`` when none answers.
 
@@ -81,7 +92,7 @@ def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0
 
     Returns:
         The server's answer (a dict), or ``None``: no socket there, not one this
-        user owns, nobody listening (a server that was killed), a path longer than
+        user owns, a listening process of another user (Linux), nobody listening (a server that was killed), a path longer than
         :data:`MAX_PATH_BYTES`, a timeout, or an answer that is not one JSON object
         of at most :data:`MAX_RESPONSE_BYTES`. ``None`` means: do the work yourself.
     """
@@ -95,6 +106,8 @@ def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         sock.connect(path)
+        if not _peer_is_this_user(sock):  # the file may have been swapped between the check above and the connect
+            return None
         sock.settimeout(timeout)
         sock.sendall(data)
         chunks, size = [], 0

@@ -67,10 +67,12 @@ class _Answering:
 
         from ddrsearch import resident
 
-        self.requests = []
-        self.sock = resident.listen(str(socket_path(folder)))
+        self.requests, self.path = [], str(socket_path(folder))
+        self.sock = resident.listen(self.path)
 
         def handle(request):
+            if request.get("stop"):
+                return {}, True
             self.requests.append(request)
             return answer, False
 
@@ -79,6 +81,10 @@ class _Answering:
         self.thread.start()
 
     def close(self):
+        from ddrsearch import resident
+
+        resident.call(self.path, {"stop": 1})
+        self.thread.join(10)
         self.sock.close()
 
 

@@ -165,6 +165,21 @@ def test_the_server_stops_when_it_is_no_longer_alive(sock_path, monkeypatch):
         sock.close()
 
 
+@pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="SO_PEERCRED is Linux's")
+def test_a_server_of_another_user_is_not_trusted_even_when_the_file_looked_ours(sock_path, monkeypatch):
+    running, _, _ = _start(sock_path, lambda r: ({"events": [[1, "planted\n"]], "code": 0}, False),
+                           log=lambda line: None)
+    try:
+        assert resident.call(sock_path, {"x": 1}) == {"events": [[1, "planted\n"]], "code": 0}
+        # the file checked, then swapped for another user's socket before the connect: the peer is another uid
+        monkeypatch.setattr(resident, "_owned_socket", lambda path: True)
+        monkeypatch.setattr(os, "getuid", lambda: os.geteuid() + 4242)
+        assert resident.call(sock_path, {"x": 1}) is None
+    finally:
+        monkeypatch.undo()
+        running.stop()
+
+
 def test_a_dead_socket_file_is_replaced_and_a_live_one_refused(sock_path):
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(sock_path)  # a killed server's file: nobody listens on it
