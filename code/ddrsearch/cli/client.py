@@ -180,9 +180,9 @@ def run_via_server(argv: list[str]) -> int | None:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 1
     except OSError as exc:  # a full disk, an I/O error: the line ddrsearch.cli.command.run prints
-        from ddrsearch.cli.command import _printable
+        from ddrsearch.answers.generation import strip_controls  # as run's _printable
 
-        print(f"ddrsearch {argv[0]}: {_printable(str(exc))}", file=sys.stderr)
+        print(f"ddrsearch {argv[0]}: {strip_controls(str(exc))}", file=sys.stderr)
         return 1
     return answer["code"]
 
