@@ -33,7 +33,7 @@ import time
 
 from ddrsearch.errors import ServerBusyError
 
-__all__ = ["BACKLOG", "CONNECT_TIMEOUT", "MAX_PATH_BYTES", "MAX_REQUEST_BYTES", "MAX_RESPONSE_BYTES", "READ_TIMEOUT",
+__all__ = ["BACKLOG", "CHECK_SECONDS", "CONNECT_TIMEOUT", "MAX_PATH_BYTES", "MAX_REQUEST_BYTES", "MAX_RESPONSE_BYTES", "READ_TIMEOUT",
            "WRITE_TIMEOUT", "call", "listen", "serve"]
 
 #: Largest request a server reads, in bytes (its line and the ``\n``).
@@ -42,7 +42,7 @@ MAX_REQUEST_BYTES = 64 * 1024
 #: Largest answer a client reads back, in bytes (a search's table is a few KB).
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
-#: Seconds the server waits for the bytes of one request before it drops the connection.
+#: Seconds the server waits for the bytes of one request (all of them) before it drops the connection.
 READ_TIMEOUT = 5.0
 
 #: Seconds the server waits for a client to take its answer.
@@ -71,6 +71,17 @@ def _owned_socket(path: str) -> bool:
     return (st.st_mode & 0o170000) == 0o140000 and (not hasattr(os, "getuid") or st.st_uid == os.getuid())
 
 
+def _peer_is_this_user(sock: socket.socket) -> bool:
+    """The process at the other end of ``sock`` runs as this user (Linux's ``SO_PEERCRED``; elsewhere: assumed)."""
+    if not hasattr(socket, "SO_PEERCRED") or not hasattr(os, "getuid"):
+        return True
+    import struct
+
+    size = struct.calcsize("3i")
+    _, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size))
+    return uid == os.getuid()
+
+
 def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0) -> dict | None:
     """Send ``request`` to the server listening at ``path``; its answer, or ``None`` when none answers.
 
@@ -81,7 +92,7 @@ def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0
 
     Returns:
         The server's answer (a dict), or ``None``: no socket there, not one this
-        user owns, nobody listening (a server that was killed), a path longer than
+        user owns, a listening process of another user (Linux), nobody listening (a server that was killed), a path longer than
         :data:`MAX_PATH_BYTES`, a timeout, or an answer that is not one JSON object
         of at most :data:`MAX_RESPONSE_BYTES`. ``None`` means: do the work yourself.
     """
@@ -95,6 +106,8 @@ def call(path: str | os.PathLike, request: dict, *, timeout: float | None = 60.0
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         sock.connect(path)
+        if not _peer_is_this_user(sock):  # the file may have been swapped between the check above and the connect
+            return None
         sock.settimeout(timeout)
         sock.sendall(data)
         chunks, size = [], 0
@@ -170,10 +183,14 @@ def listen(path: str | os.PathLike) -> socket.socket:
 
 def _read_request(conn: socket.socket) -> dict:
     """One request line from ``conn``; raises ``ValueError`` with the reason a client is told."""
-    conn.settimeout(READ_TIMEOUT)
+    deadline = time.monotonic() + READ_TIMEOUT  # for the whole request: a byte every few seconds does not hold it
     data = b""
     while b"\n" not in data:
+        left = deadline - time.monotonic()
         try:
+            if left <= 0:
+                raise TimeoutError
+            conn.settimeout(left)
             chunk = conn.recv(1 << 16)
         except TimeoutError:
             raise ValueError(f"no complete request within {READ_TIMEOUT:g} s") from None
@@ -204,7 +221,11 @@ def _answer(conn: socket.socket, answer: dict) -> None:
         return
 
 
-def serve(sock: socket.socket, handle, *, idle_seconds: float | None = None, log=None) -> str:
+#: Seconds between two checks, while no request comes, that the server's socket file is still there.
+CHECK_SECONDS = 10.0
+
+
+def serve(sock: socket.socket, handle, *, idle_seconds: float | None = None, log=None, alive=None) -> str:
     """Answer requests on ``sock`` one at a time until the handler asks to stop or nobody asks for a while.
 
     Args:
@@ -216,21 +237,30 @@ def serve(sock: socket.socket, handle, *, idle_seconds: float | None = None, log
         idle_seconds: stop after this many seconds without a request (``None``: never).
         log: called with one line per event worth telling the server's user
             (default: standard error).
+        alive: called every :data:`CHECK_SECONDS` without a request; when it returns
+            ``False`` (the socket file was removed with its folder: no client can
+            reach this server any more) the server stops (``None``: never asked).
 
     Returns:
-        Why it stopped: ``"idle"`` or ``"stopped"`` (the handler's ``stop``).
+        Why it stopped: ``"idle"``, ``"stopped"`` (the handler's ``stop``) or ``"gone"`` (``alive``).
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
     last = time.monotonic()
     while True:
+        wait = None
         if idle_seconds is not None:
             left = idle_seconds - (time.monotonic() - last)
             if left <= 0:
                 return "idle"
-            sock.settimeout(left)
+            wait = left
+        if alive is not None:
+            wait = CHECK_SECONDS if wait is None else min(wait, CHECK_SECONDS)
+        sock.settimeout(wait)
         try:
             conn, _ = sock.accept()
         except TimeoutError:
+            if alive is not None and not alive():
+                return "gone"
             continue  # the idle check above decides
         last = time.monotonic()
         stop = False

@@ -85,3 +85,20 @@ def test_another_origin_reads_no_file_of_the_reports_folder(reports, tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def test_a_port_in_use_is_said_before_the_address_is_announced(monkeypatch, capsys):
+    from ddrsearch.app import launcher
+
+    started = []
+    monkeypatch.setattr(launcher.subprocess, "Popen", lambda *a, **k: started.append(a))
+    with socket.socket() as other:  # another program on the port
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        # before: "serving the sample at http://127.0.0.1:PORT" on standard output, then Streamlit's
+        # "Port PORT is not available" (a user opening the address reached the other program)
+        assert launcher.serve_app("sample", port=port) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and f"port {port} on 127.0.0.1 is in use" in err and not started
+

@@ -57,3 +57,97 @@ def test_no_server_or_switched_off_means_run_it_here(tmp_path, monkeypatch):
     assert client.run_via_server(["search", "pipe", "--index", str(tmp_path)]) is None
     monkeypatch.delenv("DDRSEARCH_SERVER")
     assert client.run_via_server(["search", "pipe", "--index", str(tmp_path)]) is None  # no socket there
+
+
+class _Answering:
+    """A server in a thread on ``<folder>/serve.sock`` that answers every request with ``answer``."""
+
+    def __init__(self, folder, answer):
+        import threading
+
+        from ddrsearch import resident
+
+        self.requests, self.path = [], str(socket_path(folder))
+        self.sock = resident.listen(self.path)
+
+        def handle(request):
+            if request.get("stop"):
+                return {}, True
+            self.requests.append(request)
+            return answer, False
+
+        self.thread = threading.Thread(target=resident.serve, args=(self.sock, handle),
+                                       kwargs={"idle_seconds": 20, "log": lambda line: None}, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        from ddrsearch import resident
+
+        resident.call(self.path, {"stop": 1})
+        self.thread.join(10)
+        self.sock.close()
+
+
+@pytest.fixture
+def short_folder():
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="cl", dir="/tmp")  # a Unix socket's path must stay under 108 bytes
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_text_the_stream_cannot_encode_is_left_to_this_process(short_folder, monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.delenv("DDRSEARCH_SERVER", raising=False)
+    server = _Answering(short_folder, {"events": [[1, "D038 \u2026 stuck\n"]], "code": 0})
+    try:
+        ascii_out = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+        monkeypatch.setattr(sys, "stdout", ascii_out)
+        # before: UnicodeEncodeError out of run_via_server (a traceback where ddrsearch prints one line)
+        assert client.run_via_server(["search", "pipe", "--index", short_folder]) is None
+        assert server.requests  # it was asked, and its answer not printed
+        ascii_out.flush()
+        assert ascii_out.buffer.getvalue() == b""
+        utf8_out = io.StringIO()
+        monkeypatch.setattr(sys, "stdout", utf8_out)
+        assert client.run_via_server(["search", "pipe", "--index", short_folder]) == 0
+        assert utf8_out.getvalue() == "D038 \u2026 stuck\n"
+    finally:
+        server.close()
+
+
+def test_a_closed_standard_output_is_left_to_this_process(short_folder, monkeypatch):
+    import sys
+
+    monkeypatch.delenv("DDRSEARCH_SERVER", raising=False)
+    server = _Answering(short_folder, {"events": [[1, "rows\n"]], "code": 0})
+    try:
+        monkeypatch.setattr(sys, "stdout", None)  # python ... >&- (print() is silent, write() an AttributeError)
+        assert client.run_via_server(["search", "pipe", "--index", short_folder]) is None
+        assert not server.requests
+    finally:
+        server.close()
+
+
+def test_a_write_that_fails_is_one_line_and_status_1_as_in_this_process(short_folder, monkeypatch):
+    import io
+    import sys
+
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.delenv("DDRSEARCH_SERVER", raising=False)
+    server = _Answering(short_folder, {"events": [[1, "rows\n"]], "code": 0})
+    try:
+        err = io.StringIO()
+        monkeypatch.setattr(sys, "stdout", Full())
+        monkeypatch.setattr(sys, "stderr", err)
+        assert client.run_via_server(["search", "pipe", "--index", short_folder]) == 1
+        assert err.getvalue() == "ddrsearch search: [Errno 28] No space left on device\n"
+    finally:
+        server.close()

@@ -209,6 +209,23 @@ def test_a_new_generation_is_loaded_and_a_stale_index_gets_the_note(tmp_path, ar
         assert server.stop() == 130
 
 
+def test_a_generation_damaged_under_the_server_gets_the_note_search_prints_alone(served):
+    folder, index, server = served
+    target = index / (index / "CURRENT").read_text(encoding="utf-8").strip() / "passages.json"
+    saved = target.read_bytes()
+    try:
+        target.write_text("garbage", encoding="utf-8")
+        via, alone, answered = _both(["stuck pipe", "-k", "2"], served)
+        # before: the server answered from the generation it had loaded, without the note
+        assert b"is damaged" in alone.stderr and answered == 1
+        assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode)
+    finally:
+        target.write_bytes(saved)
+    via, alone, answered = _both(["stuck pipe", "-k", "2"], served)  # repaired: the index again, reloaded
+    assert answered == 1 and via.stderr == b"" and b"index " in via.stdout
+    assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode)
+
+
 def test_the_server_stops_after_its_idle_minutes(tmp_path, served):
     folder, index, _ = served
     other = tmp_path / "ix2"
@@ -237,3 +254,22 @@ def test_ask_through_the_server_answers_as_alone_and_leaves_search_as_it_was(ser
         assert server.requests() - before == 1, argv
         assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode), argv
         assert via.returncode == 0 and via.stdout
+
+
+def test_a_server_whose_code_changed_stops_at_a_ping_instead_of_refusing_a_new_one(tmp_path):
+    from ddrsearch.cli.serve import IndexServer, _code_stamp
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "mod.py").write_text("x = 1\n")
+    server = object.__new__(IndexServer)  # the handler's state alone: no index is needed for a ping
+    logged = []
+    server.package, server.stamp, server.log = package, _code_stamp(package), logged.append
+    server.folder, server.requests = tmp_path, 0
+    answer, stop = server.handle({"command": "ping"})
+    assert answer["pong"] and not stop
+    (package / "mod.py").write_text("x = 22\n")  # a git pull while the server runs
+    answer, stop = server.handle({"command": "ping"})
+    # before: pong, so a ddrsearch serve started on the new code was refused ("another ddrsearch serve answers")
+    assert "pong" not in answer and answer["fallback"] == "the server's code is out of date" and stop
+    assert "code changed" in logged[0]

@@ -95,6 +95,34 @@ def test_a_bad_request_is_answered_with_an_error_and_the_server_goes_on(sock_pat
         sock.stop()
 
 
+def test_a_request_sent_a_byte_at_a_time_is_cut_off_at_the_read_timeout_in_all(sock_path, monkeypatch):
+    import time
+
+    monkeypatch.setattr(resident, "READ_TIMEOUT", 1.0)
+    sock, thread, _ = _start(sock_path, lambda r: ({"ok": True}, False), log=lambda line: None)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(sock_path)
+            t0, got = time.monotonic(), b""
+            for byte in b'{"command": "ping"}':  # one byte every 0.3 s, each within the timeout
+                try:
+                    s.send(bytes([byte]))
+                except OSError:  # the server has answered and closed
+                    break
+                time.sleep(0.3)
+            while not got.endswith(b"\n"):
+                chunk = s.recv(65536)
+                assert chunk
+                got += chunk
+            took = time.monotonic() - t0
+        # before: each recv had its own 1 s, so the 19 bytes held the server for 5.7 s and were answered
+        assert "no complete request within 1 s" in json.loads(got)["error"] and took < 3, (got, took)
+        assert resident.call(sock_path, {"x": 1}) == {"ok": True}
+    finally:
+        sock.stop()
+
+
 def test_a_handler_that_raises_is_an_internal_error_not_a_stop(sock_path):
     def handle(request):
         if request.get("boom"):
@@ -115,6 +143,41 @@ def test_the_server_stops_when_idle(sock_path):
         assert resident.serve(sock, lambda r: ({}, False), idle_seconds=0.2, log=lambda line: None) == "idle"
     finally:
         sock.close()
+
+
+def test_the_server_stops_when_it_is_no_longer_alive(sock_path, monkeypatch):
+    monkeypatch.setattr(resident, "CHECK_SECONDS", 0.1)
+    sock = resident.listen(sock_path)
+    inode = os.stat(sock_path).st_ino
+
+    def alive():
+        try:
+            return os.lstat(sock_path).st_ino == inode
+        except OSError:
+            return False
+
+    try:
+        os.unlink(sock_path)  # the index folder deleted under the server
+        # before: no check, the server (hundreds of MB) waited for its idle minutes though no client could reach it
+        assert resident.serve(sock, lambda r: ({}, False), idle_seconds=30, log=lambda line: None,
+                              alive=alive) == "gone"
+    finally:
+        sock.close()
+
+
+@pytest.mark.skipif(not hasattr(socket, "SO_PEERCRED"), reason="SO_PEERCRED is Linux's")
+def test_a_server_of_another_user_is_not_trusted_even_when_the_file_looked_ours(sock_path, monkeypatch):
+    running, _, _ = _start(sock_path, lambda r: ({"events": [[1, "planted\n"]], "code": 0}, False),
+                           log=lambda line: None)
+    try:
+        assert resident.call(sock_path, {"x": 1}) == {"events": [[1, "planted\n"]], "code": 0}
+        # the file checked, then swapped for another user's socket before the connect: the peer is another uid
+        monkeypatch.setattr(resident, "_owned_socket", lambda path: True)
+        monkeypatch.setattr(os, "getuid", lambda: os.geteuid() + 4242)
+        assert resident.call(sock_path, {"x": 1}) is None
+    finally:
+        monkeypatch.undo()
+        running.stop()
 
 
 def test_a_dead_socket_file_is_replaced_and_a_live_one_refused(sock_path):

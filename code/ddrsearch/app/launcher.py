@@ -73,7 +73,7 @@ def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
 
     Returns:
         Streamlit's exit status; 0 when stopped with Ctrl+C; 1 when Streamlit
-        is not installed; 2 for a port outside 1-65535 (the message says so
+        is not installed or the port is in use (said before the address is announced); 2 for a port outside 1-65535 (the message says so
         on stderr). A folder that cannot be read is reported on the page.
     """
     if importlib.util.find_spec("streamlit") is None:
@@ -90,6 +90,10 @@ def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
         print(f"ddrsearch app: the port must be a whole number between 1 and 65535, got {raw!r} "
               "(--port or DDRSEARCH_APP_PORT)", file=sys.stderr)
         return 2
+    if not _port_free(port):
+        print(f"ddrsearch app: port {port} on 127.0.0.1 is in use (another program, or another ddrsearch app); "
+              "give another with --port or DDRSEARCH_APP_PORT", file=sys.stderr)
+        return 1
     folder = Path(folder).expanduser().resolve() if folder else None
     with tempfile.TemporaryDirectory(prefix="ddrsearch-app-") as run:
         call = (f"corpus={corpus!r}, folder={str(folder) if folder else None!r}, "
@@ -115,3 +119,16 @@ def serve_app(corpus: str = "sample", folder: str | os.PathLike | None = None,
             return 0
         finally:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _port_free(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:``port`` now (as Streamlit's does: address reuse on)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True

@@ -140,12 +140,18 @@ def run_via_server(argv: list[str]) -> int | None:
 
     Prints what the server's run printed, standard output and standard error
     in the order it was written. ``None`` whenever the server cannot stand in
-    for this process exactly (see the module's description), and when
-    ``DDRSEARCH_SERVER`` is ``0``.
+    for this process exactly (see the module's description), when
+    ``DDRSEARCH_SERVER`` is ``0``, when standard output or error is closed,
+    and when the answer holds text they cannot encode (``PYTHONIOENCODING=ascii``,
+    a file name's undecodable byte): this process then prints its own error.
+    A write that fails (a full disk) is reported as ``run`` reports it: one
+    line on standard error, status 1.
     """
     from ddrsearch import settings
 
     if settings.get("DDRSEARCH_SERVER") == "0":
+        return None
+    if sys.stdout is None or sys.stderr is None:  # a closed stream: print() is silent here, write() would fail
         return None
     try:
         found = request_for(argv)
@@ -165,10 +171,26 @@ def run_via_server(argv: list[str]) -> int | None:
     if not isinstance(events, list) or not all(
             isinstance(e, list) and len(e) == 2 and e[0] in (1, 2) and isinstance(e[1], str) for e in events):
         return None
+    if not all(_writable(sys.stdout if stream == 1 else sys.stderr, text) for stream, text in events):
+        return None  # a stream that cannot take the text (PYTHONIOENCODING=ascii): this process says so, its way
     try:
         for stream, text in events:
             (sys.stdout if stream == 1 else sys.stderr).write(text)
     except BrokenPipeError:  # as ddrsearch.cli.command.run does: output piped into head, which stopped reading
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 1
+    except OSError as exc:  # a full disk, an I/O error: the line ddrsearch.cli.command.run prints
+        from ddrsearch.answers.generation import strip_controls  # as run's _printable
+
+        print(f"ddrsearch {argv[0]}: {strip_controls(str(exc))}", file=sys.stderr)
+        return 1
     return answer["code"]
+
+
+def _writable(stream, text: str) -> bool:
+    """Whether ``stream`` can encode ``text`` (the server's run wrote it to a UTF-8 recorder, not to this stream)."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8", getattr(stream, "errors", None) or "strict")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True

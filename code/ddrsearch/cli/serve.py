@@ -27,7 +27,8 @@ PDFs, as it would.
 
 Limits: one request at a time (the next ones wait in the socket's queue), the
 request and timeout limits of :mod:`ddrsearch.resident`, and ``--idle-minutes``
-(default :data:`IDLE_MINUTES`) without a request, after which it stops.
+(default :data:`IDLE_MINUTES`) without a request, after which it stops; it also
+stops when its socket file is gone (the index folder deleted or moved).
 Ctrl-C (or SIGTERM) stops it after the answer in progress, with exit status
 130; the socket file is removed. A second server on the same index is
 refused; a socket file left by a killed server is removed.
@@ -103,6 +104,18 @@ def _code_stamp(package: Path) -> dict[str, tuple[int, int]]:
     return stamp
 
 
+def _files_status(folder: Path) -> tuple:
+    """Size, modification and change times of each file of a generation (a file rewritten or damaged shows)."""
+    found = []
+    for root, _, files in os.walk(folder):
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            with contextlib.suppress(OSError):
+                st = os.stat(path)
+                found.append((path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(sorted(found))
+
+
 def _settings_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith("DDRSEARCH_") and k != "DDRSEARCH_SERVER"}
 
@@ -153,6 +166,7 @@ class IndexServer:
         self.requests = 0
         self.inputs = self._inputs()
         self.signature = None  # of the inputs when the last full check found the index current
+        self.loaded = _files_status(index.generation.folder)  # the generation's files as they were loaded
         self.corpus_memo = None  # (what the corpus's PDFs depend on, their paths)
         self.stop_requested = False  # Ctrl-C or SIGTERM during a request: stop after answering it
         self.in_request = False
@@ -210,7 +224,8 @@ class IndexServer:
     def _signature(self, folder: Path, paths: list[Path]) -> tuple:
         """What the last full check of currency depended on, by file status (inode, size, modification and change times)."""
         indexed = [e["path"] for e in self.index.reports]
-        return (str(folder.resolve()), _status(folder / "CURRENT"), *map(_status, paths), "|",
+        return (str(folder.resolve()), _status(folder / "CURRENT"), _files_status(self.index.generation.folder),
+                *map(_status, paths), "|",
                 *map(_status, indexed), "|", *map(_status, self.inputs))
 
     def current_index(self, args: argparse.Namespace, *, say=None):
@@ -222,7 +237,7 @@ class IndexServer:
         the last full check found it current: the file ``CURRENT`` (replaced
         by every new generation), each report PDF of the search (the list and
         each file's inode, size, modification and change times), each indexed
-        report's file, the glossary, the lexicon and the model's files (the
+        report's file, the files of the loaded generation, the glossary, the lexicon and the model's files (the
         package's code is checked before each request, :meth:`handle`).
         Otherwise the full check runs: the generation ``CURRENT`` names and
         :func:`~ddrsearch.stores.disk_index.stale_reasons` (the reports'
@@ -247,15 +262,18 @@ class IndexServer:
             current, generation = False, None
         if not current and generation is not None and folder.resolve() == self.folder \
                 and generation.folder.name == index.generation.folder.name \
+                and _files_status(index.generation.folder) == self.loaded \
                 and not stale_reasons(index.generation, corpus=paths,
                                       model_key=index.retriever.dense.embedder.source.key):
             self.signature, current = signature, True
         if current:  # named as this request names it (search prints it)
             return dataclasses.replace(index if args.command == "search" else self._ask_index(), folder=folder)
         self.signature = None
-        fresh = current_index(args, say=say)
-        if fresh is not None and fresh.generation.folder.name != index.generation.folder.name:
+        fresh = current_index(args, say=say)  # a damaged generation: its note, and the search reads the PDFs
+        if fresh is not None and (fresh.generation.folder.name != index.generation.folder.name
+                                  or _files_status(fresh.generation.folder) != self.loaded):
             self.log(f"ddrsearch serve: loaded {fresh.generation.folder.name} ({len(fresh.reports)} reports)")
+            self.loaded = _files_status(fresh.generation.folder)
             if args.command == "search":
                 self.index, self.ask_index = fresh, None
             else:
@@ -317,11 +335,20 @@ class IndexServer:
             raise ServerDeclined("the working folder is not a folder here")
         return argv, cwd, terminal[0], terminal[1]
 
+    def _code_changed(self) -> bool:
+        """Whether a file of the package changed since this server started (then it says so and stops)."""
+        if _code_stamp(self.package) == self.stamp:
+            return False
+        self.log("ddrsearch serve: the package's code changed since this server started; stopping "
+                 "(start it again to serve the new code)")
+        return True
+
     def handle(self, request: dict) -> tuple[dict, bool]:
         """Answer one request (:func:`ddrsearch.resident.serve`'s handler): ``(answer, stop)``.
 
         Requests: ``{"command": "ping"}`` is answered ``{"pong": true, "pid": ..., "index": ..., "requests": n}``
-        (``n`` searches answered so far);
+        (``n`` searches answered so far), or, when the package's code changed, with a ``fallback`` as the
+        server stops (a ``ddrsearch serve`` started on the new code then takes its place);
         a search request (:func:`ddrsearch.cli.client.request_for`) with
         ``{"events": [[1 or 2, text], ...], "code": exit status}`` (1: standard
         output, 2: standard error), or ``{"fallback": reason}`` when the client
@@ -330,6 +357,8 @@ class IndexServer:
         from ddrsearch.cli.command import run
 
         if request.get("command") == "ping":
+            if self._code_changed():  # so that a new server of the new code is not refused by this one
+                return {"fallback": "the server's code is out of date"}, True
             return {"pong": True, "pid": os.getpid(), "index": str(self.folder), "requests": self.requests}, False
         try:
             argv, cwd, columns, lines = self._check(request)
@@ -337,9 +366,7 @@ class IndexServer:
             return {"error": f"bad request: {exc}"}, False
         except ServerDeclined as exc:
             return {"fallback": str(exc)}, False
-        if _code_stamp(self.package) != self.stamp:
-            self.log("ddrsearch serve: the package's code changed since this server started; stopping "
-                     "(start it again to serve the new code)")
+        if self._code_changed():
             return {"fallback": "the server's code is out of date"}, True
         events: list = []
         t0 = time.perf_counter()
@@ -409,8 +436,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(f"ddrsearch serve: {folder} ({len(index.reports)} reports, {index.generation.folder.name}) on {path}; "
               + (f"stops after {args.idle_minutes:g} minutes without a request; " if idle else "")
               + "Ctrl-C stops it.", flush=True)
-        why = serve(sock, server.handle, idle_seconds=idle, log=server.log)
-        if why == "idle":
+        def alive() -> bool:  # the socket file is still this server's (not removed with the index folder)
+            try:
+                return os.lstat(path).st_ino == inode
+            except OSError:
+                return False
+
+        why = serve(sock, server.handle, idle_seconds=idle, log=server.log, alive=alive)
+        if why == "gone":
+            print(f"ddrsearch serve: {path} was removed (the index folder deleted or moved), so no search can "
+                  f"reach this server; stopped ({server.requests} answered).", flush=True)
+        elif why == "idle":
             print(f"ddrsearch serve: no request for {args.idle_minutes:g} minutes; stopped "
                   f"({server.requests} answered).", flush=True)
         elif server.stop_requested:
