@@ -121,6 +121,24 @@ def test_the_table_chooses_the_rows_choose_row_chooses(leg, archive_questions):
     assert checked == 20 * len(ROW_RULES) * len(reports)
 
 
+def test_the_table_chooses_the_same_rows_whatever_the_order_of_the_reports(leg, archive_questions):
+    # the table works over the reports in name order (their joined blocks kept) and puts the choices
+    # back in the order asked: every order, asked again, gives each report the same row
+    bm25, idf = leg
+    ps = bm25.passages
+    table = RowTable([p.report for p in ps], [p.kind for p in ps], [p.text for p in ps], bm25.tokenize)
+    reports = sorted({p.report for p in ps})
+    rng = np.random.default_rng(0)
+    for q in list(archive_questions)[:5]:
+        terms, scores = set(bm25.tokenize(q.question)), bm25.passage_scores(q.question)
+        want = dict(zip(reports, table.choose(reports, rule="local", terms=terms, idf=idf, scores=scores),
+                        strict=True))
+        for size in (1, 5, len(reports), len(reports)):
+            asked = [reports[j] for j in rng.permutation(len(reports))[:size]]
+            got = table.choose(asked, rule="local", terms=terms, idf=idf, scores=scores)
+            assert got == [want[r] for r in asked], (q.question, size)
+
+
 def test_the_table_refuses_a_bad_rule_and_chooses_nothing_for_no_report():
     table = RowTable(["a.pdf"], ["operation"], ["pipe stuck"], str.split)
     assert table.choose([], rule="local", terms={"pipe"}, idf={}, scores=np.zeros(1)) == []

@@ -264,9 +264,9 @@ class Retriever(ABC):
 
     def _rollup_top(self, scores: np.ndarray, k: int) -> dict[str, tuple[float, int]]:
         """:meth:`_rollup` restricted to what the top ``k`` reports need (same result, much faster)."""
-        if self.rollup != "max":
-            return self._rollup(scores)
-        codes = self._report_codes()[0]
+        codes, names = self._report_codes()
+        if self.rollup != "max" or k >= len(names):
+            return self._rollup(scores)  # every report asked for: no shortcut to take
         n, take = len(self.passages), max(4 * k, 64)
         while True:
             top = self.top_passages(scores, take)
@@ -299,11 +299,17 @@ class Retriever(ABC):
         values, groups = scores[idx], codes[idx]
         order = np.lexsort((idx, -values, groups))  # by report, best passage first, ties by position
         sorted_groups = groups[order]
-        starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
-        ends = np.r_[starts[1:], len(order)]
-        out: dict[str, tuple[float, int]] = {}
+        change = np.ones(len(sorted_groups), dtype=bool)
+        np.not_equal(sorted_groups[1:], sorted_groups[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
         # reports in the order of their first retrieved passage (positions ascending)
         first_seen = np.argsort(idx[np.unique(groups, return_index=True)[1]], kind="stable")
+        if self.rollup == "max":
+            best = order[starts[first_seen]]
+            return dict(zip([names[c] for c in groups[best].tolist()],
+                            zip(values[best].tolist(), idx[best].tolist(), strict=True), strict=True))
+        ends = np.append(starts[1:], len(order))
+        out: dict[str, tuple[float, int]] = {}
         for g in first_seen:
             s, e = starts[g], ends[g]
             best = order[s]
@@ -380,13 +386,24 @@ class Retriever(ABC):
         not shown, so a row found through it says so. Needs the reports
         (:meth:`attach_reports`); an index restored from disk has none.
         """
-        report = self._reports.get(hit.report)
-        if report is None or hit.row is None or hit.row >= len(report.operations) or not hit.text or held:
+        if hit.row is None or not hit.text or held:
             return None
-        code = report.operations[hit.row].code
-        if not code:
-            return None
-        return code if set(self.query_terms(query)) & self.text_terms(code) else None
+        cell = self._code_cell(hit.report, hit.row)
+        return cell[0] if cell is not None and not cell[1].isdisjoint(self.query_terms(query)) else None
+
+    def _code_cell(self, report_name: str, row: int) -> tuple[str, frozenset[str]] | None:
+        """The CODE cell of a report's row and its terms (``None``: no such report, row or code), remembered per row."""
+        report = self._reports.get(report_name)
+        cache = self.__dict__.setdefault("_code_cells", {})
+        cached = cache.get((report_name, row))
+        if cached is None or cached[0] is not report:  # a report attached again is looked at again
+            cell = None
+            if report is not None and row < len(report.operations) and report.operations[row].code:
+                code = report.operations[row].code
+                cell = (code, frozenset(self.match_tokenizer(code)))
+            cached = (report, cell)
+            cache[(report_name, row)] = cached
+        return cached[1]
 
     # --- what the front ends show ------------------------------------------------
     @property

@@ -734,6 +734,16 @@ class TunedHybridRetriever(TwoLegRetriever):
             self._row_table_cache = table
         return table[2]
 
+    def _hit_fields(self) -> list[tuple]:
+        """Each passage's ``(text, page, row, start, end, passage_id, ocr)``, the fields of :class:`Hit` after ``rank``
+        in their order: once per passages."""
+        cached = self.__dict__.get("_hit_fields_cache")
+        if cached is None or cached[0] is not self.passages or cached[1] != len(self.passages):
+            cached = (self.passages, len(self.passages),
+                      [(p.text, p.page, p.row, p.start, p.end, p.passage_id, p.ocr) for p in self.passages])
+            self._hit_fields_cache = cached
+        return cached[2]
+
     def prepare_rows(self) -> None:
         """Work out the row choice's table (:class:`~ddrsearch.retrieval.rowchoice.RowTable`) for every report now.
 
@@ -763,12 +773,11 @@ class TunedHybridRetriever(TwoLegRetriever):
         keep = self.day_passages(match) if match is not None and match.kind == "date" and match.day else None
         chosen = self._row_table().choose(order, rule=self.row, terms=terms, idf=self._idf(), scores=scores,
                                           depths=match.depths if match is not None else None, keep=keep)
+        fields = self._hit_fields()
         out = []
         for rank, (rep, (best, held)) in enumerate(zip(order, chosen, strict=True), start=1):
-            p = self.passages[best]
-            hit = Hit(report=rep, score=rolled[rep][0], rank=rank, text=p.text, page=p.page, row=p.row,
-                      start=p.start, end=p.end, passage_id=p.passage_id, ocr=p.ocr, terms=held)
-            if not held and p.text:
+            hit = Hit(rep, rolled[rep][0], rank, *fields[best], held)  # positional: in Hit's field order
+            if not held and hit.text:
                 code = self.code_match(query, hit, held)
                 if code is not None:
                     hit = replace(hit, code=code)

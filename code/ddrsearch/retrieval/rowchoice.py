@@ -201,6 +201,7 @@ class RowTable:
         self.vocabulary: dict[str, int] = {}
         self._blocks: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._text_ids: dict[str, np.ndarray] = {}  # the same text (a repeated header line) is cut once
+        self._joined_cache: dict[tuple[str, ...], tuple[np.ndarray, ...]] = {}
 
     def terms_of(self, i: int) -> frozenset[str]:
         """The distinct terms of passage ``i``'s own text (:attr:`tokenize`)."""
@@ -259,19 +260,17 @@ class RowTable:
             raise ValueError(f"row must be one of {', '.join(map(repr, ROW_RULES))}, not {rule!r}")
         if not reports:
             return []
-        positions, id_lists, counts, headers = zip(*(self.block(rep) for rep in reports), strict=True)
-        sizes = np.array([len(p) for p in positions])
-        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        pos = np.concatenate(positions)
-        group = np.repeat(np.arange(len(reports)), sizes)
-        header = np.concatenate(headers)
+        # each report's choice is its own: worked out over the reports in name order, whose joined blocks
+        # are kept (a result list of every report asks for the same ones at every search), then put back
+        names = tuple(sorted(reports))
+        pos, group, sizes, starts, header, ids, owner = self._joined(names)
+        slot = {rep: g for g, rep in enumerate(names)}
+        back = np.array([slot[rep] for rep in reports], dtype=np.int64)
         words = sorted(terms)
         column = np.full(len(self.vocabulary) + 1, -1, dtype=np.int64)
         for j, t in enumerate(words):
             if t in self.vocabulary:
                 column[self.vocabulary[t]] = j
-        ids = np.concatenate(id_lists)
-        owner = np.repeat(np.arange(len(pos)), np.concatenate(counts))  # the passage (row of held) of each id
         cols = column[ids]
         found = cols >= 0
         held = np.zeros((len(pos), len(words)), dtype=bool)
@@ -284,7 +283,7 @@ class RowTable:
         else:
             covered = np.round(held @ np.array([idf.get(t, 0.0) for t in words], dtype=float), 9)
             prints = np.zeros(len(pos), dtype=bool)
-            for g, rep in enumerate(reports):
+            for g, rep in enumerate(names):
                 depth = depths.get(rep) if depths else None
                 if depth is not None:
                     for m in range(starts[g], starts[g] + sizes[g]):
@@ -294,12 +293,32 @@ class RowTable:
             elif rule == "answer":
                 keys = (pos, -fused, header, -covered, ~prints, ~kept, group)
             else:
-                df = np.add.reduceat(held.astype(np.int64), starts, axis=0) if len(words) else held[:len(reports)]
+                df = np.add.reduceat(held.astype(np.int64), starts, axis=0) if len(words) else held[:len(names)]
                 n = sizes[:, None].astype(float)
                 local_idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
                 local = np.round(np.where(held, local_idf[group], 0.0).sum(axis=1), 9)
                 keys = (pos, -fused, header, -covered, -local, ~prints, ~kept, group)
             order = np.lexsort(keys)
-        chosen = order[starts]  # sorted by report first: each report's best is at its start
-        return [(p, tuple(w for w, h in zip(words, row, strict=True) if h))
-                for p, row in zip(pos[chosen].tolist(), held[chosen].tolist(), strict=True)]
+        chosen = order[starts][back]  # sorted by report first: each report's best is at its start
+        held_by: list[list[str]] = [[] for _ in reports]
+        rows, cols = np.nonzero(held[chosen])
+        for m, j in zip(rows.tolist(), cols.tolist(), strict=True):
+            held_by[m].append(words[j])  # row by row, each row's terms in the order of words
+        return [(p, tuple(h)) for p, h in zip(pos[chosen].tolist(), held_by, strict=True)]
+
+    def _joined(self, names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+        """The blocks of the reports ``names``, joined: ``(positions, report of each, sizes, starts, header,
+        term ids, passage of each id)``; the last few sets of reports are kept."""
+        joined = self._joined_cache.get(names)
+        if joined is None:
+            positions, id_lists, counts, headers = zip(*(self.block(rep) for rep in names), strict=True)
+            sizes = np.array([len(p) for p in positions], dtype=np.int64)
+            starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            pos = np.concatenate(positions)
+            group = np.repeat(np.arange(len(names)), sizes)
+            owner = np.repeat(np.arange(len(pos)), np.concatenate(counts))  # the passage (row of held) of each id
+            joined = (pos, group, sizes, starts, np.concatenate(headers), np.concatenate(id_lists), owner)
+            if len(self._joined_cache) >= 16:
+                self._joined_cache.clear()
+            self._joined_cache[names] = joined
+        return joined
