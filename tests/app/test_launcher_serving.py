@@ -36,10 +36,11 @@ def reports(tmp_path, archive_folder):
 
 
 def test_the_app_command_turns_static_serving_off_and_keeps_cors_protection():
-    """Before: --server.enableStaticServing true over a folder of the PDFs. After: off, CORS protection on."""
+    """Before: --server.enableStaticServing true over a folder of the PDFs. After: off, CORS protection on; XSRF
+    protection is set on the command line too (a .streamlit/config.toml in the working folder could turn it off)."""
     pairs = dict(zip(app_command("x.py", 8600)[5::2], app_command("x.py", 8600)[6::2]))
     assert pairs["--server.enableStaticServing"] == "false"
-    assert pairs["--server.enableCORS"] == "true"
+    assert pairs["--server.enableCORS"] == "true" and pairs["--server.enableXsrfProtection"] == "true"
 
 
 def _request(url: str, method: str = "GET") -> tuple[int, bytes, dict]:

@@ -15,7 +15,10 @@ crop of each cited row as an image and offers the whole report with
 route, which names each file by a hash of its content and sends no
 ``Access-Control-Allow-Origin`` to another origin (``server.enableCORS``
 stays on, with no allowed origin), and nothing else of the reports folder
-(``notes.txt``, ``.env``) is reachable at all.
+(``notes.txt``, ``.env``) is reachable at all. Both protections, CORS and
+XSRF (``server.enableXsrfProtection``), are set on the command line, so a
+``.streamlit/config.toml`` in the folder the app is started from cannot turn
+them off.
 
 The server is bound to 127.0.0.1 (nothing on the network can reach it),
 headless (no browser is opened), without usage statistics
@@ -58,6 +61,7 @@ def app_command(script: str | os.PathLike, port: int) -> list[str]:
     return [sys.executable, "-m", "ddrsearch.app.origin", "run", str(script), "--server.address", "127.0.0.1",
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.enableStaticServing", "false", "--server.enableCORS", "true",
+            "--server.enableXsrfProtection", "true",
             "--server.fileWatcherType", "none", "--client.toolbarMode", "minimal", "--logger.level", "warning"]
 
 
