@@ -140,3 +140,13 @@ def test_td_alone_or_another_extreme_is_not_the_deepest_md(question):
     """"TD" is the top drive as often as total depth: alone it does not ask for the deepest report."""
     m = _md_rows(500.0, 9000.0).score(question)
     assert m is None or m.field != "md_ft"
+
+
+@pytest.mark.parametrize("question", ["what was the maximum depth of the cement plug?",
+                                      "highest depth of the casing shoe", "at what depth was casing set at total depth?",
+                                      "deepest point of the 7 inch liner"])
+def test_the_depth_of_another_object_is_not_the_deepest_md(question):
+    """Before (adversarial pass): these got the note "the highest in these reports is 10,987 ft" (the well's
+    deepest MD), though they ask where a plug, a shoe or the casing was."""
+    m = _md_rows(500.0, 9000.0).score(question)
+    assert m is None or m.field != "md_ft"

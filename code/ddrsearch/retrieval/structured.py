@@ -253,6 +253,11 @@ _HIGHEST_DEPTH = ("highest", "max", "maximum", "biggest", "record")
 _DEEPEST = re.compile(r"\b(?:deepest|total depth|final depth|(?:reach(?:ed|ing)?|hit|got to|get to|call(?:ed)?)"
                       r"\s+(?:the\s+)?td|td\s+(?:was\s+)?(?:reached|called))\b")
 
+#: What else a depth question can be about: the depth of a plug, a shoe, the casing or a fish is not the well's
+#: deepest point ("maximum depth of the cement plug", "at what depth was casing set at total depth?").
+_OTHER_DEPTH_OBJECT = re.compile(r"\b(?:plugs?|shoes?|casing|liners?|cement\w*|packers?|fish|float|collars?|"
+                                 r"window|perf\w*|whipstock|bridge)\b")
+
 
 class StructuredIndex:
     """The typed fields of a set of reports, ready to answer numeric and date questions.
@@ -344,8 +349,9 @@ class StructuredIndex:
                     return self._extreme(text, fld, m[1] in ("worst", "least", "lowest", "minimum", "min",
                                                               "smallest", "slowest", "lightest"))
         # the deepest point: after the other fields, so "mud weight at total depth" is not a depth question
-        if (m and m[1] in _HIGHEST_DEPTH and re.search(_DEPTH, text)) or \
-                (_DEEPEST.search(text) and not any(re.search(p, text) for p, _ in _EXTREMES)):
+        if ((m and m[1] in _HIGHEST_DEPTH and re.search(_DEPTH, text)) or
+                (_DEEPEST.search(text) and not any(re.search(p, text) for p, _ in _EXTREMES))) and \
+                not _OTHER_DEPTH_OBJECT.search(text):
             return self._extreme(text, "md_ft", False)
         m = re.search(rf"\b(?:at|to|from|near|around)\s+{_NUM}{_FEET}", text)
         if m:
