@@ -49,6 +49,18 @@ def test_bm25_line_of_report_19_shows_seepage_losses(capsys, archive_folder):
 
 
 @pytest.mark.data
+def test_a_folder_name_with_escape_sequences_is_printed_without_them(capsys, archive_folder, tmp_path):
+    """Before (adversarial pass): the summary line printed the folder's (or the index's) path raw, so an escape
+    sequence in a folder's name reached the terminal."""
+    folder = tmp_path / "r\x1b[2Kx\x1b]0;title\x07"
+    folder.mkdir()
+    shutil.copy(archive_folder / REPORT_38, folder)
+    assert main(["search", "stuck", "--dir", str(folder), "--method", "bm25", "-k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "from folder " in out
+
+
+@pytest.mark.data
 def test_keyword_scores_of_two_digits_line_up(capsys, archive_folder):
     """Keyword scores of two digits (14.0000 above 9.0000) misaligned the table; scores are right-aligned under the
     header.

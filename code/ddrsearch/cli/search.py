@@ -103,7 +103,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
     print(line.format(*("-" * w for w in widths)))
     for r in rows:
         print(line.format(*r))
-    print(f"\n{len(hits)} report(s) from {source} ({n_reports} reports), method {args.method}."
+    from ddrsearch.answers.generation import strip_controls
+
+    # a folder's or an index's path is the user's, but may hold escape sequences: printed without them
+    print(f"\n{len(hits)} report(s) from {strip_controls(source)} ({n_reports} reports), method {args.method}."
           + ("" if args.dir is not None else " Report D038 = drilling report 38, C003 = completion report 3."))
     if not retriever.words_found(args.query):
         from ddrsearch.retrieval.structured import parse_date
