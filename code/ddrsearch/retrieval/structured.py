@@ -471,17 +471,9 @@ class StructuredIndex:
             hits = {name: 1.0 for name in covering_reports(date, {r["report"]: r["date"] for r in self.rows})}
             return StructuredMatch("date", hits, detail=f"rows that began on {date.isoformat()}",
                                    day=date) if hits else None
-        period = loose_period(text, self.years, span=self.span, spud=self.spud) if loose_dates > 0 else None
+        period = self._period(text, loose_dates) if loose_dates > 0 else None
         if period is not None:
-            first, last, how = period
-            dates = {r["report"]: r["date"] for r in self.rows}
-            hits: dict[str, float] = {}
-            for i in range((last - first).days + 1):
-                for name in covering_reports(first + dt.timedelta(days=i), dates):
-                    hits[name] = loose_dates
-            if hits:
-                return StructuredMatch("period", hits, detail=f"reports covering {how}: {first.isoformat()} to "
-                                                              f"{last.isoformat()}")
+            return period
         m = re.search(_PASS + rf"{_NUM}{_FEET}", text)
         if m:
             n = _number(m[1])
@@ -519,20 +511,34 @@ class StructuredIndex:
         n = _number(m[1]) if m else None
         if n is None and bare_depths:
             n = bare_depth(text, max((r["md_ft"] for r in self.rows if r.get("md_ft") is not None), default=0.0))
-        if n is not None:
-            hits = {}
-            for r in self.rows:
-                md = r.get("md_ft")
-                if md is not None and r["md_from"] < n <= md:
-                    hits[r["report"]] = 0.5
-                elif r["md_from"] == n and r["report"] not in hits:
-                    still = md is None or md == n
-                    score = depth_still if still and depth_still > 0 else depth_next
-                    if score > 0:
-                        hits[r["report"]] = score
-            return StructuredMatch("depth_at", hits, (n, n), f"drilled interval holds {n:,.0f} ft",
-                                   {rep: (n, n) for rep in hits}) if hits else None
-        return None
+        return self._depth_at(n, depth_still, depth_next) if n is not None else None
+
+    def _period(self, text: str, score: float) -> StructuredMatch | None:
+        """Every report covering a day of the loose date ``text`` names, scored ``score`` (kind ``"period"``)."""
+        period = loose_period(text, self.years, span=self.span, spud=self.spud)
+        if period is None:
+            return None
+        first, last, how = period
+        dates = {r["report"]: r["date"] for r in self.rows}
+        hits = {name: score for i in range((last - first).days + 1)
+                for name in covering_reports(first + dt.timedelta(days=i), dates)}
+        return StructuredMatch("period", hits, detail=f"reports covering {how}: {first.isoformat()} to "
+                                                      f"{last.isoformat()}") if hits else None
+
+    def _depth_at(self, n: float, still: float, after: float) -> StructuredMatch | None:
+        """The reports whose drilled interval holds ``n`` ft (0.5), then those starting at it: ``still`` for the
+        ones that stayed there, ``after`` for the others (a score of 0 gives none)."""
+        hits = {}
+        for r in self.rows:
+            md = r.get("md_ft")
+            if md is not None and r["md_from"] < n <= md:
+                hits[r["report"]] = 0.5
+            elif r["md_from"] == n:
+                score = still if (md is None or md == n) and still > 0 else after
+                if score > 0:
+                    hits[r["report"]] = score
+        return StructuredMatch("depth_at", hits, (n, n), f"drilled interval holds {n:,.0f} ft",
+                               {rep: (n, n) for rep in hits}) if hits else None
 
     def _extreme(self, text: str, fld: str, lowest: bool) -> StructuredMatch | None:
         rows = [r for r in self.rows if r.get(fld) is not None and (fld not in ("footage_ft", "md_ft") or r[fld] > 0)]
