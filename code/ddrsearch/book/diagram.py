@@ -46,6 +46,7 @@ LEVER_STAGES: dict[str, str] = {
     "weight": "fusion",
     "candidates": "fusion",
     "structured": "fusion",
+    "loose_dates": "fusion",
     "row": "row",
     "threshold": "card",
 }
@@ -77,6 +78,8 @@ def _describe(lever: str, value) -> str:
         return "every passage a candidate" if value is None else f"top {value} of each leg"
     if lever == "structured":
         return f"typed fields for numbers, dates (x{value:g})" if value else "no typed fields"
+    if lever == "loose_dates":
+        return f"  loose dates: the period's reports (x{value:g})" if value else "  exact dates only"
     if lever == "row":
         return f"row rule: {value}" + (" (rare question words)" if value == "local" else "")
     if lever == "weight":

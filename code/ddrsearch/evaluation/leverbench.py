@@ -129,7 +129,8 @@ PLAIN_VARIANTS: dict[str, dict] = {
     "adapter lex+rows": {"embedder": "lexicon+rows"},
     # the structured path (ddrsearch.retrieval.structured): a depth written without its unit ("near 6,945") read as
     # a depth mentioned, alone or with a lower score for the reports that stayed at it or went on from it; loose
-    # dates ("late November", "before spud") scoring every report covering the period
+    # dates ("late November", "before spud") scoring every report covering the period; "loose dates 0.3" was
+    # kept (DEFAULT_LEVERS), the others tried over the default of that day, without it
     "bare depths": {"bare_depths": True},
     "bare depths still 0.25": {"bare_depths": True, "depth_still": 0.25},
     "bare depths next 0.25": {"bare_depths": True, "depth_next": 0.25},
