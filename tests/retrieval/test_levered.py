@@ -153,3 +153,26 @@ def test_a_stretch_of_fewer_than_four_words_is_refused():
 
     with pytest.raises(ValueError, match="segments must be 0"):
         TunedHybridRetriever(segments=2)
+
+
+def test_the_structured_path_options_reach_the_index_and_survive_with_weight():
+    """The structured path's options (a depth without its unit, reports that stayed at it, loose dates) are
+    retriever options, off by default, passed to StructuredIndex.score and kept by with_weight()."""
+    import datetime as dt
+
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
+    from ddrsearch.retrieval.structured import StructuredIndex
+
+    index = StructuredIndex(rows=[{"report": f"R{i}", "date": dt.date(2020, 11, i), "bit_size": None, "md_ft": md}
+                                  for i, md in enumerate((6500.0, 6945.0, 6945.0), start=1)])
+    off = TunedHybridRetriever(structured=1.0, structured_index=index)
+    assert off.structured_match("near 6,945") is None and off.structured_match("late November") is None
+    on = TunedHybridRetriever(structured=1.0, structured_index=index, bare_depths=True, depth_still=0.25,
+                              loose_dates=0.3)
+    assert on.structured_match("near 6,945").scores == {"R2": 0.5, "R3": 0.25}
+    assert on.structured_match("early November").kind == "period"
+    copy = on.with_weight(0.3)
+    assert (copy.bare_depths, copy.depth_still, copy.depth_next, copy.loose_dates) == (True, 0.25, 0.0, 0.3)
+    for bad in ({"depth_still": 2.0}, {"depth_next": -1.0}, {"loose_dates": 1.5}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            TunedHybridRetriever(**bad)

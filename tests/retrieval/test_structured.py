@@ -150,3 +150,93 @@ def test_the_depth_of_another_object_is_not_the_deepest_md(question):
     deepest MD), though they ask where a plug, a shoe or the casing was."""
     m = _md_rows(500.0, 9000.0).score(question)
     assert m is None or m.field != "md_ft"
+
+
+def _drill_rows() -> StructuredIndex:
+    """Five days from 2020-11-01: drill to 6,945 ft, stay there, drill on to 7,294 ft, then 8,391 and 8,391 (no PDF read);
+    DFS 1 from the third report, so the well was spudded on 2020-11-02."""
+    mds = (6500.0, 6945.0, 6945.0, 7294.0, 8391.0)
+    return StructuredIndex(rows=[{"report": f"R{i}", "date": dt.date(2020, 11, i), "bit_size": None, "md_ft": md,
+                                  "dfs_days": float(i - 2) if i > 2 else None}
+                                 for i, md in enumerate(mds, start=1)])
+
+
+@pytest.mark.parametrize("question", ["what happened near 8,391?", "drilling to 6945, how sharp was the curve",
+                                      "around 7,000 what did we see", "from ~7,100 on"])
+def test_a_depth_without_its_unit_is_a_depth_mentioned_when_asked(question):
+    """Before: only "at 8,391 ft" was a depth mentioned; "near 8,391" got no structured score (P016, P086)."""
+    index = _drill_rows()
+    assert index.score(question) is None  # off by default
+    m = index.score(question, bare_depths=True)
+    assert m is not None and m.kind == "depth_at" and set(m.scores.values()) == {0.5}
+
+
+@pytest.mark.parametrize("question", ["pump pressure near 8,391 psi", "what happened in 2020", "work at 2020",
+                                      "run the 13-3/8 casing", "at 1500 hrs", "at 0600", "at 7,294.5",
+                                      "on 11/26/2020", "pumped 1,200 bbl", "at 8,391 gpm", "to 60,000",
+                                      "at 7,000 m"])
+def test_a_number_of_another_kind_is_no_bare_depth(question):
+    """A pressure, a year, a casing size, a clock time, a decimal, a date, a volume, a depth beyond the deepest
+    MD or in metres is not a depth without its unit."""
+    m = _drill_rows().score(question, bare_depths=True)
+    assert m is None or m.kind != "depth_at"
+
+
+def test_the_bare_depth_reader():
+    from ddrsearch.retrieval.structured import bare_depth
+
+    assert bare_depth("near 8,391", 10987.0) == 8391.0
+    assert bare_depth("8,391 psi near 8,391 psi", 10987.0) is None
+    assert bare_depth("in 2020, at 13-3/8", 10987.0) is None
+    assert bare_depth("near 8,391", 8000.0) is None  # deeper than the deepest MD
+
+
+def test_the_reports_that_stayed_at_a_depth_get_a_lower_score_when_asked():
+    """Before: only the report that drilled to 6,945 ft answered; the one that stayed there (md 6,945 to 6,945)
+    gets ``depth_still``, the one that drilled on from it ``depth_next``."""
+    index = _drill_rows()
+    assert index.score("near 6,945", bare_depths=True).scores == {"R2": 0.5}
+    assert index.score("near 6,945", bare_depths=True, depth_still=0.25).scores == {"R2": 0.5, "R3": 0.25}
+    assert index.score("near 6,945", bare_depths=True, depth_next=0.2).scores == {"R2": 0.5, "R3": 0.2, "R4": 0.2}
+    assert index.score("at 6,945 ft", depth_still=0.25).scores == {"R2": 0.5, "R3": 0.25}
+    with pytest.raises(ValueError, match="depth_still"):
+        index.score("near 6,945", depth_still=1.5)
+
+
+@pytest.mark.parametrize(("question", "first", "last"), [
+    ("came out of the pilot late November", dt.date(2020, 11, 21), dt.date(2020, 11, 30)),
+    ("gusty weather mid November", dt.date(2020, 11, 11), dt.date(2020, 11, 20)),
+    ("mid-Nov", dt.date(2020, 11, 11), dt.date(2020, 11, 20)),
+    ("televiewer pass early December", dt.date(2020, 12, 1), dt.date(2020, 12, 10)),
+    ("at the end of December 2020", dt.date(2020, 12, 24), dt.date(2020, 12, 31)),
+    ("first week of Dec", dt.date(2020, 12, 1), dt.date(2020, 12, 7)),
+    ("last week of november", dt.date(2020, 11, 24), dt.date(2020, 11, 30)),
+])
+def test_a_loose_date_is_a_period(question, first, last):
+    from ddrsearch.retrieval.structured import loose_period
+
+    span = (dt.date(2020, 10, 20), dt.date(2021, 1, 6))
+    assert loose_period(question, [2020, 2021], span=span)[:2] == (first, last)
+
+
+def test_a_loose_date_scores_every_report_covering_the_period_lower_than_a_date():
+    """Before: "late November" and "before spud" had no structured score (P017, P026, P048, P097)."""
+    index = _drill_rows()
+    assert index.score("what broke early November") is None  # off by default
+    m = index.score("what broke early November", loose_dates=0.3)
+    assert m.kind == "period" and m.scores == {f"R{i}": 0.3 for i in range(1, 6)}
+    assert index.score("what broke on November 3", loose_dates=0.3).kind == "date"  # an exact date wins
+    assert index.spud == dt.date(2020, 11, 2)
+    assert set(index.score("mud before spud", loose_dates=0.3).scores) == {"R1", "R2"}
+    assert set(index.score("toolbox talk the day before spud", loose_dates=0.3).scores) == {"R1", "R2"}
+    assert index.score("when did we spud", loose_dates=0.3) is None
+    with pytest.raises(ValueError, match="loose_dates"):
+        index.score("late November", loose_dates=-0.1)
+
+
+def test_the_archive_spud_day_is_read_from_the_days_from_spud(archive):
+    """The header's SPUD DATE is 10/30/2020; the report dated 2020-10-31 gives DFS 1."""
+    index = StructuredIndex(archive)
+    assert index.spud == dt.date(2020, 10, 30)
+    day_before = index.score("the day before spud", loose_dates=0.3)
+    assert sorted(short_name(n) for n in day_before.scores) == ["D010", "D011"]

@@ -46,8 +46,17 @@ LEVER_STAGES: dict[str, str] = {
     "weight": "fusion",
     "candidates": "fusion",
     "structured": "fusion",
+    "loose_dates": "fusion",
     "row": "row",
     "threshold": "card",
+}
+
+
+#: Labels of the levers whose label is one expression of their value.
+_LABELS = {
+    "loose_dates": lambda v: f"  loose dates: the period's reports (x{v:g})" if v else "  exact dates only",
+    "weight": lambda v: f"convex, dense weight {v:g}",
+    "threshold": lambda v: f"refuse below support {v:.3f}",
 }
 
 
@@ -77,12 +86,10 @@ def _describe(lever: str, value) -> str:
         return "every passage a candidate" if value is None else f"top {value} of each leg"
     if lever == "structured":
         return f"typed fields for numbers, dates (x{value:g})" if value else "no typed fields"
+    if lever in _LABELS:
+        return _LABELS[lever](value)
     if lever == "row":
         return f"row rule: {value}" + (" (rare question words)" if value == "local" else "")
-    if lever == "weight":
-        return f"convex, dense weight {value:g}"
-    if lever == "threshold":
-        return f"refuse below support {value:.3f}"
     return f"{lever}: {value}"
 
 

@@ -127,6 +127,17 @@ PLAIN_VARIANTS: dict[str, dict] = {
     # the linear adapter trained on the lexicon's own pairs (ADAPTER_RECIPES), in-process
     "adapter lexicon": {"embedder": "lexicon"},
     "adapter lex+rows": {"embedder": "lexicon+rows"},
+    # the structured path (ddrsearch.retrieval.structured): a depth written without its unit ("near 6,945") read as
+    # a depth mentioned, alone or with a lower score for the reports that stayed at it or went on from it; loose
+    # dates ("late November", "before spud") scoring every report covering the period; "loose dates 0.3" was
+    # kept (DEFAULT_LEVERS), the others tried over the default of that day, without it
+    "bare depths": {"bare_depths": True},
+    "bare depths still 0.25": {"bare_depths": True, "depth_still": 0.25},
+    "bare depths next 0.25": {"bare_depths": True, "depth_next": 0.25},
+    "bare depths still 0.5": {"bare_depths": True, "depth_still": 0.5},
+    "loose dates 0.15": {"loose_dates": 0.15},
+    "loose dates 0.3": {"loose_dates": 0.3},
+    "loose dates 0.5": {"loose_dates": 0.5},
 }
 
 #: Adapter recipes of the ``embedder`` option of :data:`PLAIN_VARIANTS`: which pairs

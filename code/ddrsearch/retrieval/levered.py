@@ -179,6 +179,11 @@ class TunedHybridRetriever(TwoLegRetriever):
             when the question's words give weak lexical evidence (the best BM25
             passage holds less than ``adaptive_cover`` of the question's IDF
             weight); ``None`` = off.
+        bare_depths, depth_still, depth_next, loose_dates: options of the structured path
+            (:meth:`ddrsearch.retrieval.structured.StructuredIndex.score`): a depth without its unit read
+            as a depth mentioned; the score (0 to 1, 0 = none) of the reports that stayed at a depth
+            mentioned, and of every report going on from it; the score of the reports covering a loose
+            date (``late November``, ``before spud``; 0 = off). All off by default.
         structured_index: the structured path's typed fields, when they are
             at hand without the reports (an index on disk); default: built
             from the attached reports at the first numeric or date question.
@@ -203,7 +208,9 @@ class TunedHybridRetriever(TwoLegRetriever):
                  bm25_options: dict | None = None, dense_options: dict | None = None, rollup: str = "max",
                  structured_index: StructuredIndex | None = None, lexicon: float = 0.0, lexicon_k: int = 3,
                  lexicon_min: float = 0.5, lexicon_gate: float | None = None, adaptive: float | None = None,
-                 adaptive_cover: float = 0.5, groups: float = 0.0, groups_k: int = 5, segments: int = 0):
+                 adaptive_cover: float = 0.5, groups: float = 0.0, groups_k: int = 5, segments: int = 0,
+                 bare_depths: bool = False, depth_still: float = 0.0, depth_next: float = 0.0,
+                 loose_dates: float = 0.0):
         super().__init__(rollup)
         self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
@@ -244,6 +251,11 @@ class TunedHybridRetriever(TwoLegRetriever):
         if segments != 0 and segments < 4:
             raise ValueError(f"segments must be 0 (off) or at least 4 words, got {segments}")
         self.segments = segments
+        for name, value in (("depth_still", depth_still), ("depth_next", depth_next), ("loose_dates", loose_dates)):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be a score from 0 to 1, got {value!r}")
+        self.bare_depths, self.depth_still, self.depth_next = bool(bare_depths), depth_still, depth_next
+        self.loose_dates = loose_dates
 
     # --- indexing --------------------------------------------------------------------
     def query_terms(self, query: str) -> list[str]:
@@ -285,7 +297,9 @@ class TunedHybridRetriever(TwoLegRetriever):
             candidates=self.candidates, bm25=self.bm25, dense=self.dense, rollup=self.rollup,
             structured_index=self.structured_index, lexicon=self.lexicon, lexicon_k=self.lexicon_k,
             lexicon_min=self.lexicon_min, lexicon_gate=self.lexicon_gate, adaptive=self.adaptive,
-            adaptive_cover=self.adaptive_cover, groups=self.groups, groups_k=self.groups_k, segments=self.segments)
+            adaptive_cover=self.adaptive_cover, groups=self.groups, groups_k=self.groups_k, segments=self.segments,
+            bare_depths=self.bare_depths, depth_still=self.depth_still, depth_next=self.depth_next,
+            loose_dates=self.loose_dates)
         other.passages = self.passages
         other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
@@ -311,7 +325,7 @@ class TunedHybridRetriever(TwoLegRetriever):
                   self.prf, self.fb_docs, self.fb_terms, self.fb_weight, self.structured, self.proximity, self.window,
                   self.numbers, self.framing, self.asker, self.reverse, self.lexicon, self.lexicon_k,
                   self.lexicon_min, self.lexicon_gate, self.adaptive, self.adaptive_cover, self.groups, self.groups_k,
-                  self.segments)
+                  self.segments, self.bare_depths, self.depth_still, self.depth_next, self.loose_dates)
         return objects, tuple(id(o) for o in objects) + levers
 
     def _remembered(self, what: str, query: str, compute):
@@ -632,9 +646,12 @@ class TunedHybridRetriever(TwoLegRetriever):
         if index is not self.structured_index or len(cache) > 64:
             index, cache = self.structured_index, {}
             self._structured_cache = (index, cache)
-        if query not in cache:
-            cache[query] = index.score(query)
-        return cache[query]
+        options = {"bare_depths": self.bare_depths, "depth_still": self.depth_still, "depth_next": self.depth_next,
+                   "loose_dates": self.loose_dates}
+        key = (query, *options.values())
+        if key not in cache:
+            cache[key] = index.score(query, **options)
+        return cache[key]
 
     def passage_scores(self, query: str) -> np.ndarray:
         """Fused passage scores of the two legs (after the levers), plus the structured path's bonus; shape ``(n,)``."""

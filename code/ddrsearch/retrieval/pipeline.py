@@ -68,7 +68,12 @@ PLAIN_WEIGHT = 0.5
 #: question's best BM25 passage already holds 70% of its IDF weight (the gate
 #: keeps "stuck pipe" on the row that says it)
 #: (:mod:`ddrsearch.retrieval.lexicon_match`; chosen on the development
-#: questions of the archive and zero-overlap sets pooled, ``benchmarks/plain_levers.py``).
+#: questions of the archive and zero-overlap sets pooled, ``benchmarks/plain_levers.py``),
+#: and, in the structured path, a loose date ("late November", "mid Nov", "before spud",
+#: :func:`ddrsearch.retrieval.structured.loose_period`) giving every report covering the
+#: period a score of 0.3 (an exact date's is 1; chosen the same way, variant "loose dates 0.3"
+#: of :data:`ddrsearch.evaluation.leverbench.PLAIN_VARIANTS`). A depth written without its
+#: unit (``bare_depths``) stays off: two questions moved, its interval reaches zero.
 DEFAULT_LEVERS: dict = {
     "candidates": None,
     "bm25_options": {"expand": True, "stem": True, "stop_extra": ["while"]},
@@ -81,13 +86,14 @@ DEFAULT_LEVERS: dict = {
     "lexicon": 0.6,
     "lexicon_k": 5,
     "lexicon_gate": 0.7,
+    "loose_dates": 0.3,
 }
 
 #: One-line description of the default pipeline, for tables and help texts.
 DEFAULT_PIPELINE = (
     f"hybrid: BM25 (abbreviations expanded, stemmed, 'while' dropped, RM3) + dense over operation-row chunks, "
     f"convex fusion with dense weight {DEFAULT_WEIGHT} over every passage, asker's shorthand spelled out, "
-    f"typed fields for numeric and date questions, a quantity typed with its unit matched beside its label, "
+    f"typed fields for numeric and date questions (a loose date: the period's reports), a quantity typed with its unit matched beside its label, "
     f"the lexicon's terms nearest the question by meaning added to BM25 when its own words find no row"
 )
 

@@ -24,7 +24,17 @@ typed fields of :mod:`ddrsearch.reading.fields`:
   ``reached TD``) -> the report(s) with the highest MD; ``TD`` alone (often the
   top drive) does not ask for it;
 * a **depth mentioned** (``at 6,400 ft``) -> the reports whose drilled
-  interval (previous MD to this MD) holds it, with a lower score.
+  interval (previous MD to this MD) holds it, with a lower score; with
+  ``bare_depths`` also a depth written without its unit (``near 6,945``,
+  ``to 4,964``: :func:`bare_depth`), and with ``depth_still`` / ``depth_next``
+  the reports that stayed at that depth or went on from it, lower still;
+* with ``loose_dates``, a **loose date** (``late November``, ``mid Nov``,
+  ``end of December``, ``first week of December``, ``before spud``, ``the day
+  before spud``: :func:`loose_period`) -> every report covering a day of that
+  period, with a lower score than a date's.
+
+These options of :meth:`StructuredIndex.score` are off by default (tried on
+the development questions, ``benchmarks/plain_levers.py``).
 
 :meth:`StructuredIndex.score` gives each matching report a score in (0, 1]
 and the depth range its rows should print; the tuned pipeline
@@ -43,8 +53,8 @@ from ddrsearch.reading.fields import FIELDS, read_tables, typed_fields
 from ddrsearch.reading.report import Report
 from ddrsearch.text.words import normalize
 
-__all__ = ["HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch", "covering_reports",
-           "parse_date", "plausible"]
+__all__ = ["DEPTH_UNITS_AFTER", "HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch",
+           "bare_depth", "covering_reports", "loose_period", "parse_date", "plausible"]
 
 #: Month names and their abbreviations (lower case) -> month number: the one list of them in the package.
 MONTHS = {m: i for i, m in enumerate(
@@ -182,6 +192,124 @@ def _number(raw: str) -> float:
     return float(raw.replace(",", ""))
 
 
+#: What may follow a number that is not a depth (after optional space, as
+#: :func:`ddrsearch.text.words.normalize` writes it): a unit of pressure, rate,
+#: volume, weight, mud weight, time, angle, length other than feet, a share, a
+#: size; :func:`bare_depth` refuses a number followed by one.
+DEPTH_UNITS_AFTER = ("psi", "psig", "kpsi", "gpm", "spm", "rpm", "bbl", "bbls", "bpm", "ppg", "sg", "klb", "klbs",
+                     "kips", "k", "lb", "lbs", "lbf", "hr", "hrs", "hour", "hours", "h", "min", "mins", "minutes",
+                     "sec", "s", "deg", "degs", "degree", "degrees", "%", "°", '"', "inch", "inches", "mm",
+                     "cm", "m", "metres", "meters", "gal", "gals", "sx", "sacks", "days", "day", "jts", "joints",
+                     "fph", "ft-lbs", "ft-lb", "amps", "am", "pm", "usd", "$")
+
+_BARE = re.compile(
+    r"\b(?:at|to|near|around|about|from|by|past|until|till|through|thru|toward|towards|approx(?:imately)?)"
+    r"\s+(?:~\s*|roughly\s+|approximately\s+|about\s+)?"
+    r"([1-9]\d?,\d{3}|[1-9]\d{3,4})(?!\d|,\d|\.\d|/|:\d)")
+_AFTER_UNIT = re.compile(r"\s*(?:" + "|".join(re.escape(u) for u in sorted(DEPTH_UNITS_AFTER, key=len, reverse=True))
+                         + r")(?![a-z])")
+
+
+def bare_depth(query: str, deepest: float) -> float | None:
+    """The depth in feet a question names without its unit (``near 6,945``, ``to 4,964``), or ``None``.
+
+    A number counts when it follows a word of place (at, to, near, around,
+    about, from, by, past, until, through, toward), is comma-grouped or has
+    four or five digits, lies from 1 ft to ``deepest``, and is not
+    followed by another unit (:data:`DEPTH_UNITS_AFTER`: ``8,391 psi``,
+    ``1500 hrs``), by ``ft`` (that is the unit branch's), nor part of a date
+    (``11/26/2020``), a size (``13-3/8``) or a decimal. A four-digit number
+    from 1900 to 2099 without a comma is taken for a year. The first such
+    number wins.
+
+    Args:
+        query: the question (any case).
+        deepest: the deepest MD of the reports, in feet (no depth beyond it is plausible).
+
+    Returns:
+        The depth in feet, or ``None``.
+
+    >>> bare_depth("how sharp was it bending near 6,945?", 10987)
+    6945.0
+    >>> bare_depth("pressure near 8,391 psi", 10987), bare_depth("what happened in 2020", 10987)
+    (None, None)
+    """
+    text = normalize(query)
+    for m in _BARE.finditer(text):
+        raw, rest = m[1], text[m.end():]
+        if _AFTER_UNIT.match(rest) or re.match(_FEET, rest):
+            continue
+        if "," not in raw and 1900 <= int(raw) <= 2099:
+            continue
+        n = _number(raw)
+        if 1 <= n <= deepest:
+            return n
+    return None
+
+
+_PART = {"early": (1, 10), "beginning of": (1, 10), "start of": (1, 10), "mid": (11, 20), "middle of": (11, 20),
+         "late": (21, 31), "end of": (24, 31), "first week of": (1, 7), "last week of": (25, 31)}
+_LOOSE = re.compile(
+    r"\b(early|beginning of|start of|mid|middle of|late|end of|first week of|last week of)[\s-]+(?:the\s+)?"
+    rf"({MONTH_RE})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
+_SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?spud(?:ding)?\b")
+
+
+def loose_period(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, dt.date] | None = None,
+                 spud: dt.date | None = None) -> tuple[dt.date, dt.date, str] | None:
+    """The days a loose date names: ``(first, last, how it was read)``, or ``None``.
+
+    * ``early`` / ``beginning of`` / ``start of`` a month: days 1-10;
+      ``mid`` / ``middle of``: 11-20; ``late``: 21 to the month's end;
+      ``end of``: 24 to the end; ``first week of``: 1-7; ``last week of``:
+      the last seven days. The year is the question's, else the first of
+      ``years`` whose period meets ``span`` (else the first of ``years``);
+      without either, ``None``.
+    * ``before spud`` / ``prior to spud``: from the first day of ``span`` to
+      the day before ``spud``; ``the day (night, morning, evening) before
+      spud``: that one day. Without ``spud``, ``None``.
+
+    Args:
+        query: the question (any case).
+        years: years to try when the question gives none (earliest first).
+        span: the first and last day the reports cover.
+        spud: the day the well was spudded (:attr:`StructuredIndex.spud`).
+
+    >>> loose_period("late November", [2020])
+    (datetime.date(2020, 11, 21), datetime.date(2020, 11, 30), 'late November 2020')
+    >>> loose_period("toolbox talk the day before spud", spud=dt.date(2020, 10, 30))[:2]
+    (datetime.date(2020, 10, 29), datetime.date(2020, 10, 29))
+    """
+    import calendar
+
+    text = normalize(query)
+    m = _SPUD.search(text)
+    if m:
+        if spud is None:
+            return None
+        before = spud - dt.timedelta(days=1)
+        if m[1]:
+            return before, before, f"the day before spud ({before.isoformat()})"
+        first = span[0] if span is not None else before
+        return (first, before, f"before spud ({spud.isoformat()})") if first <= before else None
+    m = _LOOSE.search(text)
+    if not m:
+        return None
+    month = MONTHS[m[2].rstrip(".")]
+    low, high = _PART[m[1]]
+    found = []
+    for y in [int(m[3])] if m[3] else list(years):
+        end = calendar.monthrange(y, month)[1]
+        first = dt.date(y, month, low if m[1] != "last week of" else end - 6)
+        last = dt.date(y, month, min(high, end) if m[1] not in ("late", "end of", "last week of") else end)
+        found.append((first, last))
+    inside = [f for f in found if span is not None and f[0] <= span[1] and f[1] >= span[0]]
+    if not found:
+        return None
+    first, last = (inside or found)[0]
+    return first, last, f"{m[1]} {calendar.month_name[month]} {first.year}"
+
+
 _RANGES = {spec.name: (spec.low, spec.high) for spec in FIELDS}
 
 
@@ -207,8 +335,8 @@ class StructuredMatch:
     """What the structured path found for a query.
 
     Attributes:
-        kind: ``"date"``, ``"depth_passed"``, ``"footage_above"``, ``"footage_below"``,
-            ``"extreme"`` or ``"depth_at"``.
+        kind: ``"date"``, ``"period"`` (a loose date), ``"depth_passed"``, ``"footage_above"``,
+            ``"footage_below"``, ``"extreme"`` or ``"depth_at"``.
         scores: report file name -> score in (0, 1].
         depth: ``(low, high)`` feet that the answering row should print, when known.
         detail: how the answer was found, in words.
@@ -309,17 +437,43 @@ class StructuredIndex:
             if md is not None:
                 prev = max(prev, md)
         self.years = sorted({row["date"].year for row in rows})
+        # the spud day: a report's date less its days from spud (DFS), as most reports giving one say
+        spuds = [row["date"] - dt.timedelta(days=row["dfs_days"]) for row in rows
+                 if row.get("dfs_days") is not None and row["dfs_days"] == int(row["dfs_days"])]
+        self.spud = max(set(spuds), key=lambda d: (spuds.count(d), -d.toordinal())) if spuds else None
         # the days the reports cover: from 06:00 the day before the first report's date to its last date
         self.span = (rows[0]["date"] - dt.timedelta(days=1), rows[-1]["date"]) if rows else None
 
-    def score(self, query: str) -> StructuredMatch | None:
-        """The reports answering ``query`` from typed fields, or ``None`` when it has no numeric/date pattern."""
+    def score(self, query: str, *, bare_depths: bool = False, depth_still: float = 0.0, depth_next: float = 0.0,
+              loose_dates: float = 0.0) -> StructuredMatch | None:
+        """The reports answering ``query`` from typed fields, or ``None`` when it has no numeric/date pattern.
+
+        Args:
+            query: the question.
+            bare_depths: also read a depth written without its unit (:func:`bare_depth`) as a depth mentioned.
+            depth_still: score (0 to 1; 0 = none) of the reports of a depth mentioned that stayed at it (interval
+                starting at the depth, MD still the depth: tripping, reaming, logging there), besides the 0.5 of
+                the reports whose drilled interval holds it.
+            depth_next: score (0 to 1; 0 = none) of every report whose interval starts at a depth mentioned
+                (the days after it was reached, drilling on or not); ``depth_still`` wins for the ones that stayed.
+            loose_dates: score (0 to 1; 0 = off) of each report covering a day of a loose date
+                (:func:`loose_period`, kind ``"period"``), read after an exact date and before the depths.
+
+        Raises:
+            ValueError: a score outside 0 to 1.
+        """
+        for name, value in (("depth_still", depth_still), ("depth_next", depth_next), ("loose_dates", loose_dates)):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be a score from 0 to 1, got {value!r}")
         text = normalize(query)
         date = parse_date(text, self.years, span=self.span)
         if date is not None:
             hits = {name: 1.0 for name in covering_reports(date, {r["report"]: r["date"] for r in self.rows})}
             return StructuredMatch("date", hits, detail=f"rows that began on {date.isoformat()}",
                                    day=date) if hits else None
+        period = self._period(text, loose_dates) if loose_dates > 0 else None
+        if period is not None:
+            return period
         m = re.search(_PASS + rf"{_NUM}{_FEET}", text)
         if m:
             n = _number(m[1])
@@ -354,13 +508,37 @@ class StructuredIndex:
                 not _OTHER_DEPTH_OBJECT.search(text):
             return self._extreme(text, "md_ft", False)
         m = re.search(rf"\b(?:at|to|from|near|around)\s+{_NUM}{_FEET}", text)
-        if m:
-            n = _number(m[1])
-            hits = {r["report"]: 0.5 for r in self.rows
-                    if r.get("md_ft") is not None and r["md_from"] < n <= r["md_ft"]}
-            return StructuredMatch("depth_at", hits, (n, n), f"drilled interval holds {n:,.0f} ft",
-                                   {rep: (n, n) for rep in hits}) if hits else None
-        return None
+        n = _number(m[1]) if m else None
+        if n is None and bare_depths:
+            n = bare_depth(text, max((r["md_ft"] for r in self.rows if r.get("md_ft") is not None), default=0.0))
+        return self._depth_at(n, depth_still, depth_next) if n is not None else None
+
+    def _period(self, text: str, score: float) -> StructuredMatch | None:
+        """Every report covering a day of the loose date ``text`` names, scored ``score`` (kind ``"period"``)."""
+        period = loose_period(text, self.years, span=self.span, spud=self.spud)
+        if period is None:
+            return None
+        first, last, how = period
+        dates = {r["report"]: r["date"] for r in self.rows}
+        hits = {name: score for i in range((last - first).days + 1)
+                for name in covering_reports(first + dt.timedelta(days=i), dates)}
+        return StructuredMatch("period", hits, detail=f"reports covering {how}: {first.isoformat()} to "
+                                                      f"{last.isoformat()}") if hits else None
+
+    def _depth_at(self, n: float, still: float, after: float) -> StructuredMatch | None:
+        """The reports whose drilled interval holds ``n`` ft (0.5), then those starting at it: ``still`` for the
+        ones that stayed there, ``after`` for the others (a score of 0 gives none)."""
+        hits = {}
+        for r in self.rows:
+            md = r.get("md_ft")
+            if md is not None and r["md_from"] < n <= md:
+                hits[r["report"]] = 0.5
+            elif r["md_from"] == n:
+                score = still if (md is None or md == n) and still > 0 else after
+                if score > 0:
+                    hits[r["report"]] = score
+        return StructuredMatch("depth_at", hits, (n, n), f"drilled interval holds {n:,.0f} ft",
+                               {rep: (n, n) for rep in hits}) if hits else None
 
     def _extreme(self, text: str, fld: str, lowest: bool) -> StructuredMatch | None:
         rows = [r for r in self.rows if r.get(fld) is not None and (fld not in ("footage_ft", "md_ft") or r[fld] > 0)]
