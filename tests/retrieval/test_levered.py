@@ -176,3 +176,59 @@ def test_the_structured_path_options_reach_the_index_and_survive_with_weight():
     for bad in ({"depth_still": 2.0}, {"depth_next": -1.0}, {"loose_dates": 1.5}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             TunedHybridRetriever(**bad)
+
+
+class _CountingEmbedder:
+    """Deterministic unit vectors; keeps every query text it is asked to embed (as the real one, a repeat is free)."""
+
+    dim = 8
+    cache_dir = None
+
+    def __init__(self):
+        import hashlib
+        from types import SimpleNamespace
+
+        import numpy as np
+
+        self._np, self._sha = np, hashlib.sha256
+        self.source = SimpleNamespace(key="counting-fake@1")
+        self.queries: list[str] = []
+
+    def encode(self, texts):
+        np = self._np
+        rows = [np.random.default_rng(int(self._sha(t.encode()).hexdigest()[:8], 16)).normal(size=self.dim)
+                for t in texts]
+        m = np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    def encode_query(self, query):
+        self.queries.append(query)
+        return self.encode([query])[0]
+
+
+def test_the_lexicon_matches_the_question_rewritten_once_and_embeds_it_once(monkeypatch):
+    """Before: the scores handed the lexicon lever the question already rewritten, and lexicon_terms rewrote it
+    again: "POOH for washout" reached the lexicon as "pooh pull out of hole pull out of hole for washout", and a
+    question with the asker's shorthand was embedded twice (the dense leg's text and the doubled one). Now the
+    lexicon sees the text the dense leg embeds, each expansion once, and a search embeds one text."""
+    from ddrsearch.retrieval.levered import TunedHybridRetriever
+    from ddrsearch.retrieval.passages import Passage
+
+    rows = ["Pull out of hole, found washout in drill pipe", "Circulate bottoms up, lay down 5in drill pipe",
+            "Trip in hole with BHA #3 to 4,500 ft", "Drill 8.5in hole from 4,500 ft to 4,620 ft"]
+    passages = [Passage(f"R{i}.pdf#row{i}", f"R{i}.pdf", t, row=i, kind="operation") for i, t in enumerate(rows)]
+    fake = _CountingEmbedder()
+    r = TunedHybridRetriever(asker=True, lexicon=0.6, lexicon_k=5, lexicon_min=-1.0, candidates=None,
+                             dense_options={"embedder": fake}).index(passages)
+    matcher, seen = r._lexicon_matcher(), []
+    real = matcher.match
+    monkeypatch.setattr(matcher, "match", lambda text, *a, **k: seen.append(text) or real(text, *a, **k))
+    for question in ("POOH for washout", "CBU and L/D 5in DP"):
+        rewritten = r.rewrite(question)
+        assert rewritten != question
+        seen.clear()
+        fake.queries.clear()
+        r.search(question, 3)
+        assert seen == [rewritten], seen  # each expansion once: "pull out of hole", "circulate bottoms up"
+        assert set(fake.queries) == {rewritten}  # one text embedded for the question
+        assert r.lexicon_terms(question) == r._lexicon_terms(rewritten)  # what the lever adds is what it shows

@@ -419,10 +419,15 @@ class TunedHybridRetriever(TwoLegRetriever):
 
     def lexicon_terms(self, query: str) -> list[tuple[str, float]]:
         """The printed lexicon terms the ``lexicon`` lever adds for ``query`` (after the rewrites), with their similarity."""
+        return self._lexicon_terms(self.rewrite(query))
+
+    def _lexicon_terms(self, rewritten: str) -> list[tuple[str, float]]:
+        # ``rewritten`` is the query after the rewrites, as the dense leg embeds it: matched as it is, not rewritten
+        # again (a second rewrite spelt the asker's shorthand out twice and embedded a second text)
         if self.lexicon <= 0:
             return []
         seen, out = set(), []
-        for entry, sim in self._lexicon_matcher().match(self.rewrite(query), self.lexicon_k, self.lexicon_min):
+        for entry, sim in self._lexicon_matcher().match(rewritten, self.lexicon_k, self.lexicon_min):
             if entry.printed.lower() not in seen and self._tokens(entry.printed):
                 seen.add(entry.printed.lower())
                 out.append((entry.printed, sim))
@@ -468,7 +473,7 @@ class TunedHybridRetriever(TwoLegRetriever):
             return scores
         weight = self.lexicon
         extra = np.zeros(len(scores))
-        for term, sim in self.lexicon_terms(query):
+        for term, sim in self._lexicon_terms(query):
             # only the passages the term hits: elsewhere its score is 0 and adds nothing
             where, values = self.bm25.passage_hits(term)
             extra[where] += sim * values
