@@ -145,6 +145,27 @@ def test_a_highest_value_is_named_from_the_typed_fields(answerer, archive):
     assert plain.note == "" and [r.row_id for r in plain.rows] == [r.row_id for r in card.rows]
 
 
+@pytest.mark.data
+@pytest.mark.model
+def test_a_typed_deepest_answer_is_not_also_refused(answerer, archive):
+    """A new reader's "what was the deepest we got?": the note answered 10,987 ft (D066 ...) and the same card then
+    printed "Not found in these reports (best support 0.19 < 0.431)", and its note promised "the rows below" when
+    none was quoted. The typed answer stands; the card says no row is quoted, not that nothing was found."""
+    from ddrsearch.answers.cards import card_markdown
+
+    deepest = max(r.md_ft or 0 for r in archive)
+    card = answerer.ask("what was the deepest we got?")
+    assert f"the highest in these reports is {deepest:,.0f} ft" in card.note
+    assert card.typed and not card.rows  # no row of the words' search reaches the threshold
+    text = card.to_text()
+    assert "Not found" not in text and "rows below" not in text, text
+    assert "the answer is the typed-field note above" in text
+    assert "Not found" not in card_markdown(card)
+    # a typed answer whose word search does quote rows keeps saying what those rows are
+    mud = answerer.ask("what was the highest mud weight?")
+    assert mud.typed and mud.rows and mud.note.endswith("the rows below are what a search for the question's words finds.")
+
+
 def _name(n: int) -> str:
     import datetime as dt
 
