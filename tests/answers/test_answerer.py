@@ -35,6 +35,11 @@ def test_question_order_and_search_words():
     assert question_order("when did we last get stuck?") == "latest"
     assert question_order("When did we first run casing") == "earliest"
     assert question_order("stuck pipe") == "score"
+    # a new reader's "when did we core" listed eleven coring reports latest first: events over days read in
+    # the order they happened unless the question asks for the last one
+    assert question_order("when did we core") == "earliest"
+    assert question_order("what day did we set the packers?") == "earliest"
+    assert question_order("when did we most recently core?") == "latest"
     assert search_words("when did we last get stuck?") == "stuck?"
     assert search_words("what happened on 2020-12-25?") == "happened on ?"
 
@@ -97,6 +102,17 @@ def test_first_orders_earliest_and_a_gap_day_has_no_report(answerer):
     gap = answerer.ask("what did we do on 2021-01-04?")
     assert not gap.found and "no report for that day" in gap.note
     assert "D076" in gap.note and "C003" in gap.note
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_when_question_lists_its_events_in_date_order(answerer):
+    """Before: "when did we core" quoted D067, D066, ... D030 (latest first); the coring runs read backwards."""
+    card = answerer.ask("when did we core")
+    assert card.found and card.order == "earliest" and len(card.groups()) > 2
+    dates = [rows[0].date for _, rows in card.groups()]
+    assert dates == sorted(dates)
+    assert "reports earliest first" in card.to_text()
 
 
 @pytest.mark.data

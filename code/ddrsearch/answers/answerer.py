@@ -31,7 +31,9 @@ How a card is made (:class:`Answerer`):
    answer; when no row does, the card says "not found in these reports".
 3. Supporting rows are grouped by report. A "when" question is ordered by
    date: the latest first for "last" (or "latest", "most recent"), the
-   earliest first for "first" (or "earliest"); other questions by score.
+   earliest first for "first" (or "earliest") and for a "when" that asks
+   for neither (events over days read in the order they happened); other
+   questions by score.
 4. A question naming a day looks only at the rows that began on it; a
    quantity asked about the day ("how deep were we on Thanksgiving?") is
    answered from the typed fields of the two reports covering it
@@ -118,14 +120,13 @@ def question_order(question: str) -> str:
 
     A question with "last", "latest" or "most recent" is ordered latest first;
     with "first" or "earliest", earliest first; a "when" question without
-    either, latest first too; anything else by evidence score.
+    either ("when did we core?") earliest first too, so events over several
+    days read in the order they happened; anything else by evidence score.
     """
     if _LAST_RE.search(question):
         return "latest"
-    if _FIRST_RE.search(question):
+    if _FIRST_RE.search(question) or _WHEN_RE.search(question):
         return "earliest"
-    if _WHEN_RE.search(question):
-        return "latest"
     return "score"
 
 
