@@ -35,6 +35,11 @@ def test_question_order_and_search_words():
     assert question_order("when did we last get stuck?") == "latest"
     assert question_order("When did we first run casing") == "earliest"
     assert question_order("stuck pipe") == "score"
+    # a new reader's "when did we core" listed eleven coring reports latest first: events over days read in
+    # the order they happened unless the question asks for the last one
+    assert question_order("when did we core") == "earliest"
+    assert question_order("what day did we set the packers?") == "earliest"
+    assert question_order("when did we most recently core?") == "latest"
     assert search_words("when did we last get stuck?") == "stuck?"
     assert search_words("what happened on 2020-12-25?") == "happened on ?"
 
@@ -101,6 +106,17 @@ def test_first_orders_earliest_and_a_gap_day_has_no_report(answerer):
 
 @pytest.mark.data
 @pytest.mark.model
+def test_a_when_question_lists_its_events_in_date_order(answerer):
+    """Before: "when did we core" quoted D067, D066, ... D030 (latest first); the coring runs read backwards."""
+    card = answerer.ask("when did we core")
+    assert card.found and card.order == "earliest" and len(card.groups()) > 2
+    dates = [rows[0].date for _, rows in card.groups()]
+    assert dates == sorted(dates)
+    assert "reports earliest first" in card.to_text()
+
+
+@pytest.mark.data
+@pytest.mark.model
 def test_a_depth_passed_is_answered_from_the_md_field(answerer, archive):
     # before: "Not found in these reports (best support 0.22 < 0.442)": no row says "passed 8,000 ft"
     card = answerer.ask("which day did we pass 8,000 ft?")
@@ -143,6 +159,27 @@ def test_a_highest_value_is_named_from_the_typed_fields(answerer, archive):
     words_only.extreme_answer = lambda question: None
     plain = words_only.ask("what was the highest mud weight?")
     assert plain.note == "" and [r.row_id for r in plain.rows] == [r.row_id for r in card.rows]
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_typed_deepest_answer_is_not_also_refused(answerer, archive):
+    """A new reader's "what was the deepest we got?": the note answered 10,987 ft (D066 ...) and the same card then
+    printed "Not found in these reports (best support 0.19 < 0.431)", and its note promised "the rows below" when
+    none was quoted. The typed answer stands; the card says no row is quoted, not that nothing was found."""
+    from ddrsearch.answers.cards import card_markdown
+
+    deepest = max(r.md_ft or 0 for r in archive)
+    card = answerer.ask("what was the deepest we got?")
+    assert f"the highest in these reports is {deepest:,.0f} ft" in card.note
+    assert card.typed and not card.rows  # no row of the words' search reaches the threshold
+    text = card.to_text()
+    assert "Not found" not in text and "rows below" not in text, text
+    assert "the answer is the typed-field note above" in text
+    assert "Not found" not in card_markdown(card)
+    # a typed answer whose word search does quote rows keeps saying what those rows are
+    mud = answerer.ask("what was the highest mud weight?")
+    assert mud.typed and mud.rows and mud.note.endswith("the rows below are what a search for the question's words finds.")
 
 
 def _name(n: int) -> str:

@@ -93,3 +93,16 @@ def test_what_were_we_doing_on_a_day_quotes_every_row_that_began_on_it(answerer,
     assert card.found and card.order == "time" and [r.row_id for r in card.rows] == [rid for _, rid in began]
     assert card.note.startswith("2020-12-25 is covered by report(s) D068 (from 06:00, dated 2020-12-26) and D067")
     assert answerer.ask("did we drill on nov 26").order != "time"  # a word to look for: searched as before
+
+
+def test_footage_drilled_on_a_day_is_answered_from_the_24_hr_ftg_field(answerer, archive):
+    """Before: "how many feet did we drill on December 13" quoted two drilling rows by their words and never read
+    the 24 HR FTG field of the reports covering the day. After: both covering reports' footage, cited by report."""
+    day = dt.date(2020, 12, 13)
+    on, after = _dated(archive, day), _dated(archive, day + dt.timedelta(days=1))
+    card = answerer.ask("how many feet did we drill on December 13")
+    assert card.typed and card.order == "time"
+    for rep in (on, after):
+        ftg = typed_fields(rep)["footage_ft"].value
+        assert f"{short_name(rep)} prints 24 HR FTG {ftg:,.0f} ft, over the 24 hours to 06:00" in card.note, card.note
+    assert all(r.day == day and drilled_intervals(r.text) for r in card.rows)

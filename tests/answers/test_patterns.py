@@ -128,3 +128,17 @@ def test_a_question_about_an_event_on_a_day_asks_no_quantity():
     assert asked_quantity("What was the TVD on Dec 3?") == "survey_tvd_ft"
     assert asked_quantity("at what depth did we get stuck on nov 25") is None  # the stuck row answers it
     assert asked_quantity("what were we doing on Christmas Day 2020") is None
+
+
+@pytest.mark.parametrize("question", ["how many feet did we drill on December 13", "how much did we drill on Dec 13?",
+                                      "how many ft did we make on 12/13/2020", "how much hole did we make on Dec 13",
+                                      "how many feet were drilled on Dec 13"])
+def test_footage_asked_with_a_verb_of_drilling_is_a_quantity(question):
+    """A new reader's "how many feet did we drill on December 13" was read as an event ("drill" is not a word of
+    DAY_QUANTITY_WORDS), so the card searched the rows' words instead of the 24 HR FTG field ("footage on Dec 13"
+    answered from it). The verbs of footage are allowed beside it; with another word the question stays an event."""
+    from ddrsearch.answers.patterns import asked_quantity
+
+    assert asked_quantity(question) == "footage_ft"
+    assert asked_quantity("how many feet did we drill on Dec 13 while sliding") is None
+    assert asked_quantity("how much cement did we make on Dec 13") is None

@@ -102,6 +102,19 @@ def test_packers_failed_to_set_shows_report_49_first_with_its_row(sample_page):
 
 @pytest.mark.data
 @pytest.mark.model
+def test_a_typed_field_answer_is_not_also_shown_as_not_found(sample_page):
+    """Before: "what was the deepest we got?" showed the typed-field note (the highest MD in these reports) and
+    then "Not found in these reports.": the card both answered and refused, as ddrsearch ask did."""
+    at = ask(sample_page, "what was the deepest we got?")
+    assert not at.exception
+    assert any("the highest in these reports is" in c for c in texts(at, "caption"))
+    infos = texts(at, "info")
+    assert not [i for i in infos if "Not found" in i], infos
+    assert any("the answer is the typed-field note above" in i for i in infos), infos
+
+
+@pytest.mark.data
+@pytest.mark.model
 def test_bm25_and_dense_methods_are_the_pipeline_legs(sample_page):
     at = ask(sample_page, "packers failed to set", method="bm25", k=3)
     assert texts(at, "subheader")[-1] == "3 report(s) by BM25 (words, abbreviations expanded)"

@@ -31,7 +31,9 @@ How a card is made (:class:`Answerer`):
    answer; when no row does, the card says "not found in these reports".
 3. Supporting rows are grouped by report. A "when" question is ordered by
    date: the latest first for "last" (or "latest", "most recent"), the
-   earliest first for "first" (or "earliest"); other questions by score.
+   earliest first for "first" (or "earliest") and for a "when" that asks
+   for neither (events over days read in the order they happened); other
+   questions by score.
 4. A question naming a day looks only at the rows that began on it; a
    quantity asked about the day ("how deep were we on Thanksgiving?") is
    answered from the typed fields of the two reports covering it
@@ -118,14 +120,13 @@ def question_order(question: str) -> str:
 
     A question with "last", "latest" or "most recent" is ordered latest first;
     with "first" or "earliest", earliest first; a "when" question without
-    either, latest first too; anything else by evidence score.
+    either ("when did we core?") earliest first too, so events over several
+    days read in the order they happened; anything else by evidence score.
     """
     if _LAST_RE.search(question):
         return "latest"
-    if _FIRST_RE.search(question):
+    if _FIRST_RE.search(question) or _WHEN_RE.search(question):
         return "earliest"
-    if _WHEN_RE.search(question):
-        return "latest"
     return "score"
 
 
@@ -255,8 +256,9 @@ class AnswerCard:
         note: a sentence about the question's date when it names one (for
             example that the day has no report); ``""`` otherwise.
         typed: the note answers the question from the reports' typed fields (a
-            quantity asked about a day, :meth:`Answerer.day_answer`), though no row
-            may be quoted for it.
+            quantity asked about a day, :meth:`Answerer.day_answer`, or the highest or
+            lowest value, :meth:`Answerer.extreme_answer`), though no row may be quoted
+            for it: a card without rows then says so (:attr:`refusal`), not "Not found".
     """
 
     question: str
@@ -271,10 +273,14 @@ class AnswerCard:
     @property
     def refusal(self) -> str:
         """The line a card without rows prints: "Not found in these reports" with the best support and the
-        threshold, or, when the note answers from the typed fields, that no row shows it."""
-        if self.typed:
+        threshold, or, when the note answers from the typed fields, that no row shows it: a card never both
+        answers (in its note) and refuses."""
+        if self.typed and self.order == "time":
             return (f"No operation row that began on that day shows it (best support {self.support:.2f} < "
                     f"{self.threshold:.3f}): the answer is the typed-field note above.")
+        if self.typed:
+            return (f"No operation row found for the question's words is quoted (best support {self.support:.2f} "
+                    f"< {self.threshold:.3f}): the answer is the typed-field note above.")
         return f"Not found in these reports (best support {self.support:.2f} < {self.threshold:.3f})."
 
     @property
@@ -715,7 +721,11 @@ class Answerer:
         every report; the highest (lowest) and the report(s) holding it are
         named. Rows are not quoted from it: the value is printed in a table
         (MUD, PUMPS, DRILL BITS, header), not in an operation row, so the card
-        goes on to search the words and this sentence is its note.
+        goes on to search the words and this sentence is its note; it ends by
+        saying that the rows below are what that search finds. (:meth:`ask`
+        ends it instead by saying that the search quotes no row when none
+        reaches the threshold: the note is then the answer, and the card
+        does not refuse.)
         """
         from ddrsearch.reading.fields import FIELDS
 
@@ -740,8 +750,7 @@ class Answerer:
         else:
             rows_say = f"No operation row of {'these reports' if len(best) > 1 else short_name(best[0])} prints it; "
         return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
-                f"reports{within} is {match.value:,g} {spec.unit}, in {where}. " + rows_say
-                + "the rows below are what a search for the question's words finds.")
+                f"reports{within} is {match.value:,g} {spec.unit}, in {where}. " + rows_say + _ROWS_BELOW)
 
     def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
@@ -846,13 +855,14 @@ class Answerer:
             return AnswerCard(question=question, searched=shown_words(words), order="time", rows=rows,
                               candidates=self._day_candidates(words, day, k), threshold=self.threshold, note=note)
         typed = self.depth_answer(question) if day is None else None
+        extreme = None
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
             if rows:
                 return AnswerCard(question=question, searched=shown_words(words), order="earliest", rows=rows,
                                   candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
         elif day is None:
-            note = self.extreme_answer(question) or ""
+            extreme = self.extreme_answer(question)  # the highest/lowest value: the note answers
         if day is not None:
             from ddrsearch.answers.sources import day_status
 
@@ -875,8 +885,16 @@ class Answerer:
         # grouped by report in that order; within a report, the table's order for a
         # "when" question, the best supported first otherwise
         rows = sorted(rows, key=lambda r: (first[r.label], r.row if order != "score" else -r.support))
+        if extreme is not None:  # the rows below are the words' search, or there are none: the note says which
+            note = extreme if rows or not extreme.endswith(_ROWS_BELOW) else extreme[:-len(_ROWS_BELOW)] + _NO_ROWS
         return AnswerCard(question=question, searched=shown_words(words), order=order, rows=rows, candidates=cands,
-                          threshold=self.threshold, note=note)
+                          threshold=self.threshold, note=note, typed=extreme is not None)
+
+
+#: How a highest/lowest note (:meth:`Answerer.extreme_answer`) ends: with the rows a search for the question's
+#: words quotes below it, or without any (none reaches the threshold; the note is the answer).
+_ROWS_BELOW = "the rows below are what a search for the question's words finds."
+_NO_ROWS = "a search for the question's words finds no row with the support to be quoted."
 
 
 def _began_on(row: SupportRow, day: dt.date) -> bool:

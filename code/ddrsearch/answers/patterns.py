@@ -323,8 +323,8 @@ DAY_QUANTITIES: tuple[tuple[str, str], ...] = (
     (r"\btvd\b|true vertical", "survey_tvd_ft"),
     (r"\bhow deep\b|\bdepths?\b|\bmd\b|measured depth|where (?:was|were) (?:the|our) (?:bit|bha|string|drill ?string)"
      r"|\bbit depth\b|how far down", "md_ft"),
-    (r"\bfootage\b|how (?:many|much) (?:feet|ft|hole)|(?:feet|ft) (?:of hole )?(?:drilled|made)|how far did we drill",
-     "footage_ft"),
+    (r"\bfootage\b|how (?:many|much) (?:feet|ft|hole)|(?:feet|ft) (?:of hole )?(?:drilled|made)|how far did we drill"
+     r"|how much (?:did|have|had) we (?:drill|make)", "footage_ft"),
     (r"mud weight|\bmw\b|how heavy", "mud_weight_ppg"),
     (r"inclination|\binc\b|hole angle", "inclination_deg"),
     (r"azimuth", "azimuth_deg"),
@@ -343,6 +343,11 @@ _DEPTH_FIELDS = ("md_ft", "survey_tvd_ft")
 #: ("at what depth did we get stuck on Nov 25?"), which the rows' words answer.
 DAY_QUANTITY_WORDS = frozenset(
     ["when", "what", "which", "where", "how", "did", "do", "does", "we", "us", "our", "i", "you", "was", "were", "is", "are", "be", "been", "there", "it", "its", "get", "got", "on", "at", "by", "in", "of", "for", "during", "over", "about", "around", "the", "a", "an", "day", "date", "today", "time", "then", "so", "far", "yet", "total", "current", "currently", "reach", "reached", "reaching", "morning", "afternoon", "evening", "night", "midnight", "noon", "start", "end", "beginning", "well", "hole", "bit", "bha", "string", "wellbore"])
+
+
+#: Words a question about a day's quantity may hold besides :data:`DAY_QUANTITY_WORDS` when it asks for one
+#: field: the verbs of footage ("how many feet did we drill on Dec 13?", "how much hole did we make?").
+_FIELD_WORDS = {"footage_ft": frozenset(["drill", "drilled", "drilling", "make", "made", "cut", "new"])}
 
 
 #: Words that ask what was done on a day ("what were we doing on Christmas Day?", "what happened on
@@ -380,13 +385,16 @@ def asked_quantity(question: str) -> str | None:
 
     Besides the quantity's words and the day (a date, or in words:
     :data:`ddrsearch.retrieval.structured.NAMED_DAY_RE`), the question may hold only
-    :data:`DAY_QUANTITY_WORDS`; with any other word it asks about an event and ``None``
-    is returned.
+    :data:`DAY_QUANTITY_WORDS` (and, for footage, the verbs of drilling: ``drill``,
+    ``drilled``, ``make``, ``made``, ...); with any other word it asks about an event
+    and ``None`` is returned.
 
     >>> asked_quantity("how deep were we on thanksgiving")
     'md_ft'
     >>> asked_quantity("what was the mud weight on Nov 26?")
     'mud_weight_ppg'
+    >>> asked_quantity("how many feet did we drill on December 13")
+    'footage_ft'
     >>> asked_quantity("were we stuck on nov 26") is None
     True
     >>> asked_quantity("at what depth did we get stuck on nov 25") is None
@@ -400,7 +408,8 @@ def asked_quantity(question: str) -> str | None:
         m = re.search(pattern, text)
         if m:
             rest = _without_day(f"{text[:m.start()]} {text[m.end():]}")
-            return None if any(t not in DAY_QUANTITY_WORDS for t in tokenize(rest)) else field
+            allowed = _FIELD_WORDS.get(field, frozenset())
+            return None if any(t not in DAY_QUANTITY_WORDS and t not in allowed for t in tokenize(rest)) else field
     return None
 
 

@@ -83,6 +83,9 @@ def _show_card(session: SearchSession, question: str, k: int) -> None:
         return
     if card.note:
         st.caption(inert(card.note))
+    if not card.found and card.typed:  # the note answers from the typed fields: the card does not also refuse
+        st.info(inert(card.refusal))
+        return
     if not card.found:
         st.info(f"**Not found in these reports.** No row has enough evidence (best {card.evidence:.2f}, "
                 f"threshold {card.threshold:.3f}); the rows below are the closest, not an answer.")

@@ -142,7 +142,7 @@ def add_answer_parsers(sub) -> None:
         description=(
             "Answer a question with an extractive card: the operation rows that support the answer, quoted verbatim "
             "with report, date, FROM-TO, page and row id (D038-r08), grouped by report; 'when' questions ordered by "
-            "date (latest first for 'last', earliest for 'first'). 'Not found in these reports' when no row is strong "
+            "date (latest first for 'last', earliest first otherwise). 'Not found in these reports' when no row is strong "
             "enough. With DDRSEARCH_LLM_URL (and DDRSEARCH_LLM_MODEL) set, an OpenAI-compatible endpoint also writes "
             "an answer citing the row ids, and every sentence's citations are checked. With a current index "
             "(ddrsearch index build) the answer comes from it, without reading the PDFs."
