@@ -39,7 +39,9 @@ Ctrl-C (or SIGTERM) stops it after the answer in progress, with exit status
 130; the socket file is removed. A second server on the same index is
 refused (also one started at the same moment: :func:`ddrsearch.resident.listen` locks ``serve.sock.lock``);
 a socket file left by a killed server is removed. A socket path the system cannot bind (longer than
-:data:`ddrsearch.resident.MAX_PATH_BYTES`) is refused before the index is loaded.
+:data:`ddrsearch.resident.MAX_PATH_BYTES`) is refused before the index is loaded. A server whose first
+searches print notes that a process prints only once (:meth:`IndexServer.warm`: the embedding cache cannot be
+written, questions embedded with PyTorch) says them and does not serve: its answers would lack them.
 """
 
 from __future__ import annotations
@@ -179,7 +181,7 @@ class IndexServer:
         self.stop_requested = False  # Ctrl-C or SIGTERM during a request: stop after answering it
         self.in_request = False
 
-    def warm(self) -> None:
+    def warm(self) -> list[str]:
         """Run a search and an ask as a client would (their output dropped), so that a first request pays no loading.
 
         A first search loads the question encoder, the lexicon and the row
@@ -187,17 +189,31 @@ class IndexServer:
         answerer and its copy of the index (:meth:`_ask_index`). The questions
         are not ones a benchmark asks, so no answer of theirs comes from the
         retriever's per-question caches.
+
+        Both run twice. Returns the lines of standard error the first run
+        printed and the second did not: notes a process prints once, at its
+        first search (the embedding cache cannot be written, questions
+        embedded with PyTorch instead of ONNX), which a search in its own
+        process prints every time but an answer from this server would leave
+        out (:func:`_cmd_serve` then does not serve). Empty when there are none.
         """
         a = self.args
         where = ["--dir", a.dir] if a.dir is not None else ["--corpus", a.corpus]
         where += [*(["--archive", a.archive] if a.archive else []), "--index", str(self.folder)]
         log, self.log = self.log, lambda line: None
+        runs = []
         try:
-            for argv in (["search", "circulte", "-k", "3", *where], ["ask", "when did we circulte?", *where]):
-                self.handle({"v": PROTOCOL, "argv": argv, "cwd": os.getcwd(), "env": self.env, "terminal": [80, 24],
-                             "package": str(self.package), "python": sys.version})
+            for _ in range(2):
+                printed = []
+                for argv in (["search", "circulte", "-k", "3", *where], ["ask", "when did we circulte?", *where]):
+                    answer, _ = self.handle({"v": PROTOCOL, "argv": argv, "cwd": os.getcwd(), "env": self.env,
+                                             "terminal": [80, 24], "package": str(self.package),
+                                             "python": sys.version})
+                    printed += "".join(text for stream, text in answer.get("events", []) if stream == 2).splitlines()
+                runs.append(printed)
         finally:
             self.log, self.requests = log, 0
+        return [line for line in runs[0] if line not in runs[1]]
 
     # -- the index, checked before each search ------------------------------------------------------------
     def _inputs(self) -> list[Path]:
@@ -446,7 +462,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
               + (f" --index {args.index}" if args.index else ""), file=sys.stderr)
         return 1
     server = IndexServer(args, index)
-    server.warm()
+    once = server.warm()
+    if once:  # a client's answer would lack them: a search in its own process prints them each time
+        print("\n".join(once), file=sys.stderr)
+        print("ddrsearch serve: not serving: a search in its own process prints the line(s) above every time, "
+              "and an answer from this server would leave them out; fix what they say and start it again "
+              "(meanwhile ddrsearch search and ask work without it)", file=sys.stderr)
+        return 1
     gc.freeze()  # what is loaded now stays: the collector no longer walks it at every collection
     sock = listen(path)  # another server there: ServerBusyError (an OSError: one line, exit 1)
     inode = os.stat(path).st_ino
