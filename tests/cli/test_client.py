@@ -60,10 +60,17 @@ def test_no_server_or_switched_off_means_run_it_here(tmp_path, monkeypatch):
 
 
 class _Answering:
-    """A server in a thread on ``<folder>/serve.sock`` that answers every request with ``answer``."""
+    """A server in a thread on ``<folder>/serve.sock`` that answers every request with ``answer``.
 
-    def __init__(self, folder, answer):
+    As ``ddrsearch serve`` does, it acknowledges each request first and gives
+    its answers the protocol's version; ``old=True``: as a server of version
+    1 did (no acknowledgement, no version). ``delay``: seconds it takes to
+    answer after the acknowledgement.
+    """
+
+    def __init__(self, folder, answer, *, old=False, delay=0.0):
         import threading
+        import time
 
         from ddrsearch import resident
 
@@ -74,10 +81,14 @@ class _Answering:
             if request.get("stop"):
                 return {}, True
             self.requests.append(request)
-            return answer, False
+            time.sleep(delay)
+            return answer if old else {**answer, "v": client.PROTOCOL}, False
 
-        self.thread = threading.Thread(target=resident.serve, args=(self.sock, handle),
-                                       kwargs={"idle_seconds": 20, "log": lambda line: None}, daemon=True)
+        def accept(request):
+            return None if request.get("stop") else {"accepted": True, "v": client.PROTOCOL}
+
+        kwargs = {"idle_seconds": 20, "log": lambda line: None, **({} if old else {"accept": accept})}
+        self.thread = threading.Thread(target=resident.serve, args=(self.sock, handle), kwargs=kwargs, daemon=True)
         self.thread.start()
 
     def close(self):
@@ -149,5 +160,50 @@ def test_a_write_that_fails_is_one_line_and_status_1_as_in_this_process(short_fo
         monkeypatch.setattr(sys, "stderr", err)
         assert client.run_via_server(["search", "pipe", "--index", short_folder]) == 1
         assert err.getvalue() == "ddrsearch search: [Errno 28] No space left on device\n"
+    finally:
+        server.close()
+
+
+def test_a_stopped_server_is_given_up_after_the_acknowledgement_time(short_folder, monkeypatch):
+    """A server stopped with SIGSTOP or Ctrl-Z: the kernel still queues connections, nobody reads them."""
+    import socket
+    import threading
+
+    monkeypatch.delenv("DDRSEARCH_SERVER", raising=False)
+    monkeypatch.setattr(client, "ACK_TIMEOUT", 0.5, raising=False)
+    monkeypatch.setattr(client, "ANSWER_TIMEOUT", None)  # no limit: only the acknowledgement's time can end the wait
+    stopped = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stopped.bind(str(socket_path(short_folder)))
+    stopped.listen(4)  # listening, never accepting
+    got = {}
+    try:
+        waiting = threading.Thread(target=lambda: got.setdefault(
+            "status", client.run_via_server(["search", "pipe", "--index", short_folder])), daemon=True)
+        waiting.start()
+        waiting.join(60)  # a generous bound: before, the client waited for the answer (here: for ever)
+        assert not waiting.is_alive() and got == {"status": None}  # None: the search runs in this process
+    finally:
+        stopped.close()
+
+
+def test_an_acknowledged_request_waits_for_its_answer_past_the_acknowledgement_time(short_folder, monkeypatch,
+                                                                                   capsys):
+    monkeypatch.delenv("DDRSEARCH_SERVER", raising=False)
+    monkeypatch.setattr(client, "ACK_TIMEOUT", 0.2)
+    server = _Answering(short_folder, {"events": [[1, "rows\n"], [2, "note\n"]], "code": 0}, delay=1.0)
+    try:
+        assert client.run_via_server(["search", "pipe", "--index", short_folder]) == 0
+        assert capsys.readouterr() == ("rows\n", "note\n") and len(server.requests) == 1
+    finally:
+        server.close()
+
+
+def test_a_server_of_the_old_protocol_is_not_used(short_folder, monkeypatch, capsys):
+    monkeypatch.delenv("DDRSEARCH_SERVER", raising=False)
+    server = _Answering(short_folder, {"events": [[1, "old rows\n"]], "code": 0}, old=True)
+    try:
+        # before: printed "old rows" (protocol 1 had no version in its answers, nor an acknowledgement)
+        assert client.run_via_server(["search", "pipe", "--index", short_folder]) is None
+        assert server.requests and capsys.readouterr() == ("", "")
     finally:
         server.close()

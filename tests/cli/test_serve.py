@@ -35,9 +35,9 @@ def _env(**extra) -> dict:
     return env
 
 
-def _ddrsearch(*argv, env=None, cwd=None) -> subprocess.CompletedProcess:
+def _ddrsearch(*argv, env=None, cwd=None, timeout=300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ddrsearch", *argv], capture_output=True, env=env or _env(),
-                          cwd=cwd, timeout=300)
+                          cwd=cwd, timeout=timeout)
 
 
 class Server:
@@ -163,8 +163,8 @@ def test_the_socket_is_for_this_user_only_and_a_second_server_is_refused(served,
     assert server.proc.poll() is None and server.requests() >= 0
 
 
-@pytest.mark.parametrize("raw", [b"not json\n", b"[1, 2]\n", b'{"v": 1, "argv": "search"}\n',
-                                 b'{"v": 1}' + b" " * (70 * 1024) + b"\n", b'{"v": 1, "argv"'])
+@pytest.mark.parametrize("raw", [b"not json\n", b"[1, 2]\n", b'{"v": 2, "argv": "search"}\n',
+                                 b'{"v": 2}' + b" " * (70 * 1024) + b"\n", b'{"v": 2, "argv"'])
 def test_a_bad_request_gets_a_clear_error_and_the_server_goes_on(served, raw):
     import json
     import socket
@@ -176,11 +176,11 @@ def test_a_bad_request_gets_a_clear_error_and_the_server_goes_on(served, raw):
         s.sendall(raw)
         s.shutdown(socket.SHUT_WR)
         data = b""
-        while not data.endswith(b"\n"):  # the answer's line (the server may then reset a stream it did not read)
-            chunk = s.recv(65536)
+        while not data.endswith(b"\n") or b'"accepted"' in data.splitlines()[-1]:  # the answer's line, after the
+            chunk = s.recv(65536)  # acknowledgement (the server may then reset a stream it did not read)
             assert chunk, data
             data += chunk
-        answer = json.loads(data)
+        answer = json.loads(data.splitlines()[-1])
     assert answer["error"].startswith("bad request: ") and "Traceback" not in answer["error"]
     assert server.requests() >= 0  # still answering
 
@@ -273,3 +273,111 @@ def test_a_server_whose_code_changed_stops_at_a_ping_instead_of_refusing_a_new_o
     # before: pong, so a ddrsearch serve started on the new code was refused ("another ddrsearch serve answers")
     assert "pong" not in answer and answer["fallback"] == "the server's code is out of date" and stop
     assert "code changed" in logged[0]
+
+
+def test_a_stopped_server_is_left_after_the_acknowledgement_time_with_the_same_output(served):
+    folder, index, server = served
+    argv = ["search", "stuck pipe", "-k", "2", "--dir", str(folder), "--index", str(index)]
+    before = server.requests()
+    server.proc.send_signal(signal.SIGSTOP)  # as Ctrl-Z in its terminal: connections still queue, none is read
+    try:
+        # a generous bound, not a speed target: before, the client waited its whole answer timeout (120 s)
+        via = _ddrsearch(*argv, timeout=60)
+    finally:
+        server.proc.send_signal(signal.SIGCONT)
+    alone = _ddrsearch(*argv, env=_env(DDRSEARCH_SERVER="0"))
+    assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode)
+    assert via.returncode == 0 and via.stdout
+    assert server.requests() == before  # going on, the server did not run the request its client gave up
+    assert b"went away before its request was acknowledged" in server.err.read_bytes()
+
+
+def test_a_request_of_the_old_protocol_is_declined_at_once_without_an_acknowledgement(served):
+    import json
+    import socket
+
+    from ddrsearch.cli.client import PROTOCOL, request_for
+
+    folder, index, server = served
+    path, request = request_for(["search", "stuck pipe", "--dir", str(folder), "--index", str(index)])
+    before = server.requests()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(30)
+        s.connect(path)
+        s.sendall(json.dumps({**request, "v": 1}).encode() + b"\n")
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    lines = [json.loads(line) for line in data.splitlines()]
+    # before (protocol 1): answered with the search's output
+    assert len(lines) == 1 and "accepted" not in lines[0] and "events" not in lines[0]
+    assert lines[0]["fallback"] == f"protocol 1, this server speaks {PROTOCOL}" and lines[0]["v"] == PROTOCOL
+    assert server.requests() == before
+
+
+def _copy_index(index: Path, to: Path) -> Path:
+    shutil.copytree(index, to, ignore=shutil.ignore_patterns("serve.sock*"))
+    return to
+
+
+def test_a_server_starting_while_another_is_starting_says_so_and_exits_1(tmp_path, served):
+    import fcntl
+
+    from ddrsearch.resident import LOCK_SUFFIX
+
+    folder, index, _ = served
+    other = _copy_index(index, tmp_path / "ix2")
+    with open(str(socket_path(other)) + LOCK_SUFFIX, "w") as held:  # another server, between its check and its bind
+        fcntl.flock(held, fcntl.LOCK_EX)
+        server = Server(folder, other, tmp_path)
+        try:
+            code = server.proc.wait(timeout=180)  # before: it bound the socket and served
+        finally:
+            if server.proc.poll() is None:
+                server.proc.kill()
+    err = server.err.read_bytes()
+    assert code == 1 and b"ddrsearch serve: another ddrsearch serve is starting at" in err, err[-2000:]
+    assert b"Traceback" not in err and not os.path.lexists(socket_path(other))
+
+
+def test_a_socket_path_too_long_is_refused_before_the_index_is_loaded(tmp_path, monkeypatch, capsys):
+    from ddrsearch.cli import index as index_commands
+    from ddrsearch.cli.command import main
+
+    def loaded(*args, **kwargs):
+        raise AssertionError("the index was loaded before the socket path was checked")
+
+    monkeypatch.setattr(index_commands, "current_index", loaded)
+    long = tmp_path / ("x" * 110)
+    assert main(["serve", "--dir", str(tmp_path), "--index", str(long)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"ddrsearch serve: the socket path {long / 'serve.sock'} is ") and "--index" in err
+
+
+def test_a_server_whose_first_search_warns_once_does_not_serve(tmp_path, served):
+    folder, index, _ = served
+    other = _copy_index(index, tmp_path / "ix2")
+    cache = tmp_path / "cache-is-a-file"
+    cache.write_text("not a folder")  # the embedding cache cannot be made: a warning at each process's first search
+    env = _env(DDRSEARCH_CACHE_DIR=str(cache))
+    with open(tmp_path / "serve.out", "wb") as out, open(tmp_path / "serve.err", "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "ddrsearch", "serve", "--dir", str(folder), "--index",
+                                 str(other)], stdout=out, stderr=err, env=env)
+    try:
+        end = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < end and not os.path.lexists(socket_path(other)):
+            time.sleep(0.2)
+        argv = ["search", "stuck pipe", "-k", "2", "--dir", str(folder), "--index", str(other)]
+        via, alone = _ddrsearch(*argv, env=env), _ddrsearch(*argv, env=_env(DDRSEARCH_SERVER="0",
+                                                                          DDRSEARCH_CACHE_DIR=str(cache)))
+        # before: the server printed the warnings once, at its start, and its answers had none of them
+        assert b"warning: " in alone.stderr
+        assert (via.stdout, via.stderr, via.returncode) == (alone.stdout, alone.stderr, alone.returncode)
+        assert proc.wait(timeout=60) == 1
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+    said = (tmp_path / "serve.err").read_bytes()
+    assert b"ddrsearch serve: not serving: a search in its own process prints the line(s) above" in said
+    assert b"warning: " in said and not os.path.lexists(socket_path(other))

@@ -212,3 +212,150 @@ def test_a_socket_path_too_long_is_refused_by_the_server_and_skipped_by_the_clie
 
 def test_no_server_is_none(sock_path):
     assert resident.call(sock_path, {"x": 1}) is None
+
+
+def test_a_server_that_does_not_acknowledge_is_given_up_after_the_acknowledgement_time(sock_path):
+    """A server stopped with SIGSTOP or Ctrl-Z: the kernel still queues the connection, nobody reads it."""
+    stopped = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stopped.bind(sock_path)
+    stopped.listen(4)  # listening, never accepting
+    got = {}
+    try:
+        waiting = threading.Thread(target=lambda: got.setdefault(
+            "answer", resident.call(sock_path, {"x": 1}, timeout=None, ack_timeout=0.3)), daemon=True)
+        waiting.start()
+        waiting.join(60)  # a generous bound: without the acknowledgement's time it waits as long as ``timeout``
+        assert not waiting.is_alive() and got == {"answer": None}
+    finally:
+        stopped.close()
+
+
+def test_the_acknowledgement_comes_before_the_handler_runs_and_a_caller_skips_it(sock_path):
+    release = threading.Event()
+
+    def handle(request):
+        release.wait(30)
+        return {"echo": request["x"]}, False
+
+    running = _Running(sock_path, handle, log=lambda line: None,
+                       accept=lambda r: None if r.get("stop") else {"accepted": True, "n": r["x"]})
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(30)
+            s.connect(sock_path)
+            s.sendall(b'{"x": 1}\n')
+            got = b""
+            while not got.endswith(b"\n"):
+                got += s.recv(65536)
+            assert json.loads(got) == {"accepted": True, "n": 1}  # while the handler still waits
+            assert resident.is_ack(json.loads(got))
+            release.set()
+            while got.count(b"\n") < 2:
+                chunk = s.recv(65536)
+                assert chunk
+                got += chunk
+            assert json.loads(got.splitlines()[1]) == {"echo": 1}
+        assert resident.call(sock_path, {"x": 2}, ack_timeout=5) == {"echo": 2}
+        assert resident.call(sock_path, {"x": 3}) == {"echo": 3}  # a caller that awaits none skips it
+    finally:
+        release.set()
+        running.stop()
+
+
+def test_a_request_whose_client_left_before_the_acknowledgement_is_not_handled(sock_path):
+    release, seen, logged = threading.Event(), [], []
+
+    def handle(request):
+        seen.append(request["x"])
+        if request["x"] == "first":
+            release.wait(30)
+        return {"ok": True}, False
+
+    running = _Running(sock_path, handle, log=logged.append, accept=lambda r: {"accepted": True})
+    try:
+        busy = threading.Thread(target=resident.call, args=(sock_path, {"x": "first"}), daemon=True)
+        busy.start()
+        for _ in range(3000):  # the first request is being handled (at most 30 s)
+            if seen:
+                break
+            threading.Event().wait(0.01)
+        assert seen == ["first"]
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:  # queued behind "first", then given up
+            s.connect(sock_path)
+            s.sendall(b'{"x": "gone"}\n')
+        release.set()
+        busy.join(30)
+        assert resident.call(sock_path, {"x": "next"}, ack_timeout=5) == {"ok": True}
+        assert seen == ["first", "next"] and any("went away" in line for line in logged)
+    finally:
+        release.set()
+        running.stop()
+
+
+def test_a_server_that_holds_the_lock_makes_a_second_one_refuse(sock_path):
+    import fcntl
+
+    with open(sock_path + resident.LOCK_SUFFIX, "w") as held:  # another server between its check and its bind
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(ServerBusyError, match="another ddrsearch serve is starting at"):
+            resident.listen(sock_path)
+    assert not os.path.lexists(sock_path)
+    sock = resident.listen(sock_path)  # the lock released: this one binds
+    try:
+        assert os.stat(sock_path + resident.LOCK_SUFFIX).st_mode & 0o777 == 0o600
+        with pytest.raises(ServerBusyError, match="another ddrsearch serve answers at"):
+            resident.listen(sock_path)  # the lock is free, the socket answers
+    finally:
+        sock.close()
+
+
+def test_two_servers_over_a_dead_socket_file_cannot_both_bind(sock_path, monkeypatch):
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(sock_path)  # a killed server's file
+    dead.close()
+    first_checked, go_on, first = threading.Event(), threading.Event(), {}
+    unlink = os.unlink
+
+    def slow_unlink(path, *a, **kw):  # the first server, between finding the file dead and removing it
+        if threading.current_thread().name == "first" and os.fspath(path) == sock_path:
+            first_checked.set()
+            go_on.wait(30)
+        return unlink(path, *a, **kw)
+
+    monkeypatch.setattr(os, "unlink", slow_unlink)
+
+    def start_first():
+        try:
+            first["sock"] = resident.listen(sock_path)
+        except Exception as exc:  # reported by the assertion below
+            first["error"] = exc
+
+    thread = threading.Thread(target=start_first, name="first", daemon=True)
+    thread.start()
+    assert first_checked.wait(30)
+    try:
+        # before: the second also found the file dead, removed it and bound; the first then removed the
+        # second's file and bound its own, and the second listened on a socket no client could reach
+        with pytest.raises(ServerBusyError, match="is starting"):
+            second = resident.listen(sock_path)
+            second.close()
+    finally:
+        go_on.set()
+        thread.join(30)
+    assert "sock" in first, first
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:  # the file at the path is the first's
+            probe.connect(sock_path)
+            first["sock"].settimeout(10)
+            conn, _ = first["sock"].accept()
+            conn.close()
+    finally:
+        first["sock"].close()
+
+
+def test_a_socket_path_too_long_is_named_with_what_to_do(tmp_path):
+    path = str(tmp_path / ("x" * 120) / "s.sock")
+    with pytest.raises(ValueError, match="more than the 107 .* use a shorter index folder") as caught:
+        resident.check_path(path)
+    assert path in str(caught.value)
+    resident.check_path(str(tmp_path / "s.sock"))  # short enough: nothing said

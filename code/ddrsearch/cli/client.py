@@ -15,8 +15,9 @@ Anything else runs in this process as before (``None``): ``DDRSEARCH_SERVER=0``,
 no server (or a dead socket file), a command line this reader does not follow
 (an abbreviated option, ``--help``, a query that starts with a dash), another
 method than the index's, or a server that declines (other settings, another
-copy of the package, code changed since it started) or does not answer in
-time. Imports: the standard library's ``os``, ``sys``, ``socket``, ``json`` and
+copy of the package, code changed since it started, another version of the
+protocol), does not acknowledge the request within :data:`ACK_TIMEOUT` (a
+stopped or busy server) or does not answer within :data:`ANSWER_TIMEOUT`. Imports: the standard library's ``os``, ``sys``, ``socket``, ``json`` and
 the small :mod:`ddrsearch.settings`, :mod:`ddrsearch.stores.locations` and
 :mod:`ddrsearch.resident` (no NumPy, no index).
 """
@@ -26,12 +27,20 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["ANSWER_TIMEOUT", "PROTOCOL", "request_for", "run_via_server", "terminal_size"]
+__all__ = ["ACK_TIMEOUT", "ANSWER_TIMEOUT", "PROTOCOL", "request_for", "run_via_server", "terminal_size"]
 
-#: Version of the request a client sends; a server of another version declines it.
-PROTOCOL = 1
+#: Version of the request a client sends and of the answers it takes; a server of another version declines the
+#: request, and an answer without this version (a server of version 1, which sent no acknowledgement) is not used.
+#: 2: the server acknowledges a request as soon as it has read it (:func:`ddrsearch.resident.call`'s ``ack_timeout``).
+PROTOCOL = 2
 
-#: Seconds a client waits for a server's answer before it runs the search itself.
+#: Seconds a client waits for the server to acknowledge its request (connecting included) before it runs the
+#: search itself: a server stopped (SIGSTOP, Ctrl-Z in its terminal) or busy with a long request still lets
+#: clients connect, but does not read them.
+ACK_TIMEOUT = 2.0
+
+#: Seconds a client waits for a server's answer, once it has acknowledged the request, before it runs the
+#: search itself.
 ANSWER_TIMEOUT = 120.0
 
 #: ``search``'s options that take a value, and its flags (:func:`ddrsearch.cli.search.add_search_parser`).
@@ -164,9 +173,10 @@ def run_via_server(argv: list[str]) -> int | None:
         return None
     from ddrsearch.resident import call
 
-    answer = call(path, request, timeout=ANSWER_TIMEOUT)
-    if answer is None or "events" not in answer or not isinstance(answer.get("code"), int):
-        return None  # declined, a bad request, an internal error, or no answer: this process does it
+    answer = call(path, request, timeout=ANSWER_TIMEOUT, ack_timeout=ACK_TIMEOUT)
+    if answer is None or answer.get("v") != PROTOCOL or "events" not in answer \
+            or not isinstance(answer.get("code"), int):
+        return None  # declined, another protocol, a bad request, an internal error, or no answer: this process does it
     events = answer["events"]
     if not isinstance(events, list) or not all(
             isinstance(e, list) and len(e) == 2 and e[0] in (1, 2) and isinstance(e[1], str) for e in events):

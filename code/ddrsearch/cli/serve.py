@@ -25,13 +25,23 @@ build``) is loaded; an index gone stale (a report changed, one not indexed
 yet) gets the same one-line note as ``search`` prints, and the search reads the
 PDFs, as it would.
 
+Each request of this version of the protocol (:data:`ddrsearch.cli.client.PROTOCOL`) is acknowledged as soon
+as it is read, before the search: a client whose request is not acknowledged within
+:data:`ddrsearch.cli.client.ACK_TIMEOUT` (this server stopped with Ctrl-Z or SIGSTOP, or busy) searches in its
+own process, and a request whose client has gone by then is not run. A request of another version is declined,
+and every answer carries the version.
+
 Limits: one request at a time (the next ones wait in the socket's queue), the
 request and timeout limits of :mod:`ddrsearch.resident`, and ``--idle-minutes``
 (default :data:`IDLE_MINUTES`) without a request, after which it stops; it also
 stops when its socket file is gone (the index folder deleted or moved).
 Ctrl-C (or SIGTERM) stops it after the answer in progress, with exit status
 130; the socket file is removed. A second server on the same index is
-refused; a socket file left by a killed server is removed.
+refused (also one started at the same moment: :func:`ddrsearch.resident.listen` locks ``serve.sock.lock``);
+a socket file left by a killed server is removed. A socket path the system cannot bind (longer than
+:data:`ddrsearch.resident.MAX_PATH_BYTES`) is refused before the index is loaded. A server whose first
+searches print notes that a process prints only once (:meth:`IndexServer.warm`: the embedding cache cannot be
+written, questions embedded with PyTorch) says them and does not serve: its answers would lack them.
 """
 
 from __future__ import annotations
@@ -47,7 +57,7 @@ import sys
 import time
 from pathlib import Path
 
-from ddrsearch.cli.client import PROTOCOL
+from ddrsearch.cli.client import ACK_TIMEOUT, PROTOCOL
 from ddrsearch.cli.index import add_index_options
 from ddrsearch.errors import ServerDeclined
 
@@ -171,7 +181,7 @@ class IndexServer:
         self.stop_requested = False  # Ctrl-C or SIGTERM during a request: stop after answering it
         self.in_request = False
 
-    def warm(self) -> None:
+    def warm(self) -> list[str]:
         """Run a search and an ask as a client would (their output dropped), so that a first request pays no loading.
 
         A first search loads the question encoder, the lexicon and the row
@@ -179,17 +189,31 @@ class IndexServer:
         answerer and its copy of the index (:meth:`_ask_index`). The questions
         are not ones a benchmark asks, so no answer of theirs comes from the
         retriever's per-question caches.
+
+        Both run twice. Returns the lines of standard error the first run
+        printed and the second did not: notes a process prints once, at its
+        first search (the embedding cache cannot be written, questions
+        embedded with PyTorch instead of ONNX), which a search in its own
+        process prints every time but an answer from this server would leave
+        out (:func:`_cmd_serve` then does not serve). Empty when there are none.
         """
         a = self.args
         where = ["--dir", a.dir] if a.dir is not None else ["--corpus", a.corpus]
         where += [*(["--archive", a.archive] if a.archive else []), "--index", str(self.folder)]
         log, self.log = self.log, lambda line: None
+        runs = []
         try:
-            for argv in (["search", "circulte", "-k", "3", *where], ["ask", "when did we circulte?", *where]):
-                self.handle({"v": PROTOCOL, "argv": argv, "cwd": os.getcwd(), "env": self.env, "terminal": [80, 24],
-                             "package": str(self.package), "python": sys.version})
+            for _ in range(2):
+                printed = []
+                for argv in (["search", "circulte", "-k", "3", *where], ["ask", "when did we circulte?", *where]):
+                    answer, _ = self.handle({"v": PROTOCOL, "argv": argv, "cwd": os.getcwd(), "env": self.env,
+                                             "terminal": [80, 24], "package": str(self.package),
+                                             "python": sys.version})
+                    printed += "".join(text for stream, text in answer.get("events", []) if stream == 2).splitlines()
+                runs.append(printed)
         finally:
             self.log, self.requests = log, 0
+        return [line for line in runs[0] if line not in runs[1]]
 
     # -- the index, checked before each search ------------------------------------------------------------
     def _inputs(self) -> list[Path]:
@@ -343,8 +367,21 @@ class IndexServer:
                  "(start it again to serve the new code)")
         return True
 
+    def accept(self, request: dict) -> dict | None:
+        """The acknowledgement of a request (:func:`ddrsearch.resident.serve`'s ``accept``), sent before it runs.
+
+        ``{"accepted": true, "v": PROTOCOL}`` for a request of this version of the
+        protocol (:data:`ddrsearch.cli.client.PROTOCOL`); ``None`` for a ping and
+        for another version, which :meth:`handle` answers at once.
+        """
+        if request.get("command") == "ping" or request.get("v") != PROTOCOL:
+            return None
+        return {"accepted": True, "v": PROTOCOL}
+
     def handle(self, request: dict) -> tuple[dict, bool]:
-        """Answer one request (:func:`ddrsearch.resident.serve`'s handler): ``(answer, stop)``.
+        """Answer one request (:func:`ddrsearch.resident.serve`'s handler): ``(answer, stop)``, with ``"v"``.
+
+        Every answer carries ``"v"``: :data:`ddrsearch.cli.client.PROTOCOL`.
 
         Requests: ``{"command": "ping"}`` is answered ``{"pong": true, "pid": ..., "index": ..., "requests": n}``
         (``n`` searches answered so far), or, when the package's code changed, with a ``fallback`` as the
@@ -352,8 +389,13 @@ class IndexServer:
         a search request (:func:`ddrsearch.cli.client.request_for`) with
         ``{"events": [[1 or 2, text], ...], "code": exit status}`` (1: standard
         output, 2: standard error), or ``{"fallback": reason}`` when the client
-        should search itself, or ``{"error": reason}`` for a malformed request.
+        should search itself (also for a request of another version), or
+        ``{"error": reason}`` for a malformed request.
         """
+        answer, stop = self._handle(request)
+        return {**answer, "v": PROTOCOL}, stop
+
+    def _handle(self, request: dict) -> tuple[dict, bool]:
         from ddrsearch.cli.command import run
 
         if request.get("command") == "ping":
@@ -404,12 +446,13 @@ def _idle_minutes(text: str) -> float:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ddrsearch.cli.index import current_index, index_dir_of, source_paths
     from ddrsearch.errors import ServerBusyError
-    from ddrsearch.resident import call, listen, serve
+    from ddrsearch.resident import call, check_path, listen, serve
     from ddrsearch.stores.locations import socket_path
 
     folder = index_dir_of(args)
     path = socket_path(folder)
-    pong = call(path, {"command": "ping"})
+    check_path(path)  # too long for a socket: said before seconds of loading (a ValueError: one line, exit 1)
+    pong = call(path, {"command": "ping"}, timeout=ACK_TIMEOUT)  # a stopped server: listen() below refuses it
     if pong is not None and pong.get("pong"):  # said before loading anything (listen() checks again)
         raise ServerBusyError(f"another ddrsearch serve answers at {path} (process {pong.get('pid')}); stop it "
                               "first (Ctrl-C in its terminal) or use that one")
@@ -419,7 +462,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
               + (f" --index {args.index}" if args.index else ""), file=sys.stderr)
         return 1
     server = IndexServer(args, index)
-    server.warm()
+    once = server.warm()
+    if once:  # a client's answer would lack them: a search in its own process prints them each time
+        print("\n".join(once), file=sys.stderr)
+        print("ddrsearch serve: not serving: a search in its own process prints the line(s) above every time, "
+              "and an answer from this server would leave them out; fix what they say and start it again "
+              "(meanwhile ddrsearch search and ask work without it)", file=sys.stderr)
+        return 1
     gc.freeze()  # what is loaded now stays: the collector no longer walks it at every collection
     sock = listen(path)  # another server there: ServerBusyError (an OSError: one line, exit 1)
     inode = os.stat(path).st_ino
@@ -442,7 +491,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             except OSError:
                 return False
 
-        why = serve(sock, server.handle, idle_seconds=idle, log=server.log, alive=alive)
+        why = serve(sock, server.handle, idle_seconds=idle, log=server.log, alive=alive, accept=server.accept)
         if why == "gone":
             print(f"ddrsearch serve: {path} was removed (the index folder deleted or moved), so no search can "
                   f"reach this server; stopped ({server.requests} answered).", flush=True)
