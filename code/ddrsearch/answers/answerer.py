@@ -92,6 +92,10 @@ __all__ = [
 #: refused); a test re-runs the calibration and checks it still gives this value.
 ANSWER_THRESHOLD = 0.431
 
+#: What :class:`Answerer` measures a row's evidence against (its ``support_words``): the searched words as
+#: asked, or as the retriever's rewrites leave them.
+SUPPORT_WORDS = ("asked", "rewritten")
+
 #: Operation rows a "last"/"first" question looks through for more events once
 #: its ``k`` best rows have answered it (:meth:`Answerer.ask`); the archive
 #: has 610 rows, so 50 is the best 8 percent of them.
@@ -405,12 +409,18 @@ class Answerer:
             those reports' operation chunks (default: built with
             :func:`ddrsearch.retrieval.pipeline.build_retriever`).
         threshold: support a row needs (default :data:`ANSWER_THRESHOLD`).
+        support_words: what a row's evidence is measured against, one of :data:`SUPPORT_WORDS`:
+            ``"asked"`` the searched words as typed; ``"rewritten"`` the words as the
+            retriever's rewrites leave them (``retriever.rewrite``: the asker's shorthand spelled
+            out, "POOH" -> "pooh pull out of hole"), in both the coverage and the cosine.
 
     Raises:
         TypeError: ``retriever`` is not a hybrid retriever (evidence needs both legs).
+        ValueError: ``support_words`` is not one of :data:`SUPPORT_WORDS`.
     """
 
-    def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD):
+    def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD,
+                 support_words: str = "asked"):
         from ddrsearch.retrieval.legs import TwoLegRetriever
 
         self.reports = list(reports)
@@ -423,7 +433,24 @@ class Answerer:
             raise TypeError(f"Answerer needs a HybridRetriever (BM25 and dense legs), not {type(retriever).__name__}")
         self.retriever = retriever
         self.threshold = threshold
+        if support_words not in SUPPORT_WORDS:
+            raise ValueError(f"support_words must be one of {', '.join(map(repr, SUPPORT_WORDS))}, "
+                             f"not {support_words!r}")
+        self.support_words = support_words
         self._df: dict[str, int] | None = None
+
+    def support_query(self, words: str) -> str:
+        """What a row's evidence is measured against for the searched ``words``: ``words`` themselves, or
+        (``support_words="rewritten"``) ``words`` after the retriever's rewrites (unchanged for a retriever
+        without them)."""
+        if self.support_words == "asked":
+            return words
+        rewrite = getattr(self.retriever, "rewrite", None)
+        return rewrite(words) if rewrite is not None else words
+
+    def _cosines(self, words: str) -> np.ndarray:
+        """Each passage's cosine to :meth:`support_query` of ``words``; shape ``(n,)``."""
+        return self.retriever.dense.passage_scores(self.support_query(words))
 
     def _row_passages(self) -> dict[tuple[str, int], int]:
         """``(report file name, row index)`` -> position of that operation row's first passage, in passage order."""
@@ -474,7 +501,7 @@ class Answerer:
     def candidates(self, words: str, k: int = 5) -> list[SupportRow]:
         """The ``k`` best operation rows for ``words`` by fused score, each scored for evidence and margin."""
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
+        cosine = self._cosines(words)
         out: list[SupportRow] = []
         seen: set[tuple[str, int]] = set()
         for i in self.retriever.top_passages(fused, None):
@@ -492,7 +519,7 @@ class Answerer:
         report = self.by_name[p.report]
         row = report.operations[p.row]
         cos = float(cosine[i])
-        coverage, ev = self.evidence(words, row.operations, cos)
+        coverage, ev = self.evidence(self.support_query(words), row.operations, cos)
         return SupportRow(
             row_id=row_id(report, row), report=report.file_name, label=short_name(report),
             report_number=report.report_number, date=report.report_date, start=row.start, end=row.end,
@@ -599,7 +626,7 @@ class Answerer:
         note = said + found + "its rows printing the depth are quoted whatever their support."
         words = search_words(question)
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
+        cosine = self._cosines(words)
         for positions in spans:
             if positions:
                 return note, with_margins([self._support_row(i, words, fused, cosine) for i in positions])
@@ -676,7 +703,7 @@ class Answerer:
                     "whatever their support.")
         words = _without_named_day(search_words(question))
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
+        cosine = self._cosines(words)
         return " ".join(said), with_margins([self._support_row(i, words, fused, cosine) for i in found]), printed
 
     def day_log(self, question: str) -> tuple[str, list[SupportRow]] | None:
@@ -699,7 +726,7 @@ class Answerer:
             return None
         words = _without_named_day(search_words(question))
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
+        cosine = self._cosines(words)
         rows = []
         near = {r.file_name for r in self.reports if r.report_date in (day, day + dt.timedelta(days=1))}
         for (report, _), i in self._row_passages().items():
