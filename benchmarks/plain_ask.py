@@ -26,7 +26,9 @@ answerable and unanswerable, 2000 draws, seed 0); the rules and the table are
 the overlap of lexicon concepts instead of words, the dense cosine of the best
 row (alone, with its margin, or with the cosine to the plain words of the
 row's concepts), today's support measured on the question as the retriever
-rewrites it (``rewritten``) and a logistic regression on a few features. Each is scored by
+rewrites it (``rewritten``), today's support with the question's day, loose
+date or depth held by the rows the structured path matched (``structured``,
+``structured_full``) and a logistic regression on a few features. Each is scored by
 balanced accuracy per set with the threshold calibrated on the pooled dev
 questions (in-sample) and chosen on four fifths and applied to the fifth left
 out (5-fold, stratified by set and answerability, seed 0), with the paired
@@ -78,6 +80,10 @@ SUPPORT_VARIANTS = {
     "gloss": "(cosine + cosine of the question to the plain words of the row's concepts) / 2 + margin",
     "rewritten": "today's support measured against the question as the retriever rewrites it (asker's "
                  "shorthand spelled out: Answerer(support_words='rewritten')), in the coverage and the cosine",
+    "structured": "today's support with the question's structured part (day, loose date, depth) held by a row "
+                  "of a report the structured path matched that began on the day (in the period), to the "
+                  "match's score: Answerer(structured_credit='score')",
+    "structured_full": "as structured, the part held whole (structured_credit='full')",
     "logistic": "logistic regression (balanced class weights, C = 1) on support, best cosine, cosine margin "
                 "and concept support, fitted on four folds, p >= 0.5 on the fifth",
 }
@@ -137,6 +143,8 @@ def support_scores(answerer: Answerer, reports) -> pd.DataFrame:
     matcher, tagger = LexiconMatcher(embedder), default_tagger()
     rewrite = getattr(ret, "rewrite", lambda q: q)
     rewritten = Answerer(answerer.reports, ret, answerer.threshold, support_words="rewritten")
+    credited = {name: Answerer(answerer.reports, ret, answerer.threshold, structured_credit=how)
+                for name, how in (("structured", "score"), ("structured_full", "full"))}
     rows = []
     for set_name in ("archive", "plain"):
         for q in load_questions(set_name, reports=reports).split("dev").questions:
@@ -156,6 +164,7 @@ def support_scores(answerer: Answerer, reports) -> pd.DataFrame:
                 "set": set_name, "answerable": q.answerable,
                 "candidate relevant": any(c.report in relevant for c in cands),
                 "support": card.support, "rewritten": rewritten.ask(q.question).support,
+                **{name: other.ask(q.question).support for name, other in credited.items()},
                 "concept": with_margin((cos + held) / 2).max(),
                 "concept_or_word": with_margin((cos + np.maximum(held, word)) / 2).max(),
                 "cosine": cos.max(), "cosine_margin": with_margin(cos).max(),
