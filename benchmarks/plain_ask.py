@@ -25,14 +25,20 @@ answerable and unanswerable, 2000 draws, seed 0); the rules and the table are
 (:data:`SUPPORT_VARIANTS`), one at a time, on the same development questions:
 the overlap of lexicon concepts instead of words, the dense cosine of the best
 row (alone, with its margin, or with the cosine to the plain words of the
-row's concepts) and a logistic regression on a few features. Each is scored by
+row's concepts), today's support measured on the question as the retriever
+rewrites it (``rewritten``), today's support with the question's day, loose
+date or depth held by the rows the structured path matched (``structured``,
+``structured_full``) and a logistic regression on a few features. Each is scored by
 balanced accuracy per set with the threshold calibrated on the pooled dev
 questions (in-sample) and chosen on four fifths and applied to the fifth left
 out (5-fold, stratified by set and answerability, seed 0), with the paired
 interval of its change against today's support at ``ANSWER_THRESHOLD``. It
 also prints how many answerable questions have a row of a relevant report
 among the ``k`` candidates at all: no score over those rows can answer the
-others rightly. A variant is kept only when its cross-validated pooled change
+others rightly. Both studies count a question whose card quotes rows whatever
+the threshold (a depth passed, a quantity on a day, the rows of a day:
+:func:`ddrsearch.answers.refusals.answers_regardless`) as answered under every
+rule, so today's figures are the cards'. A variant is kept only when its cross-validated pooled change
 is above zero beyond its interval and the archive's is not below it.
 """
 
@@ -47,7 +53,13 @@ import numpy as np
 import pandas as pd
 
 from ddrsearch.answers.answerer import ANSWER_THRESHOLD, Answerer, calibrate_threshold, search_words
-from ddrsearch.answers.refusals import balanced_accuracy, paired_change, refusal_scores, refusal_table
+from ddrsearch.answers.refusals import (
+    answers_regardless,
+    balanced_accuracy,
+    paired_change,
+    refusal_scores,
+    refusal_table,
+)
 from ddrsearch.data.folders import archive_dir
 from ddrsearch.evaluation.questionfiles import load_questions
 from ddrsearch.reading.report import load_archive
@@ -75,6 +87,12 @@ SUPPORT_VARIANTS = {
     "cosine": "the best candidate's cosine to the question",
     "cosine_margin": "cosine + margin: the best candidate's cosine plus its lead on the mean of the others'",
     "gloss": "(cosine + cosine of the question to the plain words of the row's concepts) / 2 + margin",
+    "rewritten": "today's support measured against the question as the retriever rewrites it (asker's "
+                 "shorthand spelled out: Answerer(support_words='rewritten')), in the coverage and the cosine",
+    "structured": "today's support with the question's structured part (day, loose date, depth) held by a row "
+                  "of a report the structured path matched that began on the day (in the period), to the "
+                  "match's score: Answerer(structured_credit='score')",
+    "structured_full": "as structured, the part held whole (structured_credit='full')",
     "logistic": "logistic regression (balanced class weights, C = 1) on support, best cosine, cosine margin "
                 "and concept support, fitted on four folds, p >= 0.5 on the fifth",
 }
@@ -133,6 +151,9 @@ def support_scores(answerer: Answerer, reports) -> pd.DataFrame:
     embedder = ret.dense.embedder
     matcher, tagger = LexiconMatcher(embedder), default_tagger()
     rewrite = getattr(ret, "rewrite", lambda q: q)
+    rewritten = Answerer(answerer.reports, ret, answerer.threshold, support_words="rewritten")
+    credited = {name: Answerer(answerer.reports, ret, answerer.threshold, structured_credit=how)
+                for name, how in (("structured", "score"), ("structured_full", "full"))}
     rows = []
     for set_name in ("archive", "plain"):
         for q in load_questions(set_name, reports=reports).split("dev").questions:
@@ -151,7 +172,9 @@ def support_scores(answerer: Answerer, reports) -> pd.DataFrame:
             rows.append({
                 "set": set_name, "answerable": q.answerable,
                 "candidate relevant": any(c.report in relevant for c in cands),
-                "support": card.support,
+                "typed": answers_regardless(answerer, q.question),
+                "support": card.support, "rewritten": rewritten.ask(q.question).support,
+                **{name: other.ask(q.question).support for name, other in credited.items()},
                 "concept": with_margin((cos + held) / 2).max(),
                 "concept_or_word": with_margin((cos + np.maximum(held, word)) / 2).max(),
                 "cosine": cos.max(), "cosine_margin": with_margin(cos).max(),
@@ -206,21 +229,24 @@ def support_table(scores: pd.DataFrame) -> pd.DataFrame:
         One row per variant, fit (``in-sample``: threshold calibrated on the pooled dev questions;
         ``5-fold``: :func:`cv_threshold_rule`, or :func:`logistic_rule`) and set: the threshold, balanced
         accuracy today and under the variant, the paired change with its 95% interval, the shares refused,
-        and ``kept`` (on the pooled row of the 5-fold fit).
+        and ``kept`` (on the pooled row of the 5-fold fit). A question whose card answers whatever the
+        threshold (column ``typed``: a depth passed, the rows of a day) is answered under every variant,
+        today's too, as the card does.
     """
     sets, ans = scores["set"].to_numpy(), scores["answerable"].to_numpy(bool)
-    old = scores["support"].to_numpy() >= ANSWER_THRESHOLD
+    typed = scores["typed"].to_numpy(bool) if "typed" in scores else np.zeros(len(scores), bool)
+    old = (scores["support"].to_numpy() >= ANSWER_THRESHOLD) | typed
     fold = folds(sets, ans)
     every = {"archive": sets == "archive", "plain": sets == "plain", "pooled": np.ones(len(sets), bool)}
     rows = []
     for name in SUPPORT_VARIANTS:
         if name == "logistic":
             x = scores[["support", "cosine", "margin", "concept"]].to_numpy(float)
-            fits = {"5-fold": (logistic_rule(x, ans, fold), float("nan"))}
+            fits = {"5-fold": (logistic_rule(x, ans, fold) | typed, float("nan"))}
         else:
             x = scores[name].to_numpy(float)
             t = calibrate_threshold(x[ans], x[~ans])
-            fits = {"in-sample": (x >= t, t), "5-fold": (cv_threshold_rule(x, ans, fold), float("nan"))}
+            fits = {"in-sample": ((x >= t) | typed, t), "5-fold": (cv_threshold_rule(x, ans, fold) | typed, float("nan"))}
         for fit, (new, t) in fits.items():
             changes = {s: paired_change(new[m], old[m], ans[m]) for s, m in every.items()}
             kept = changes["pooled"][1] > 0 and changes["archive"][2] >= 0

@@ -76,3 +76,42 @@ def test_refusal_table_sets_two_rules_beside_today_on_every_set_and_pooled():
 def test_refusal_table_refuses_a_table_without_the_score_columns():
     with pytest.raises(ValueError, match="missing columns \\['margin'\\]"):
         refusal_table(_scores().drop(columns="margin"))
+
+
+def test_a_question_the_card_answers_whatever_the_threshold_is_answered_under_every_rule():
+    """Before: the table counted a question answered when its support reached the threshold, so the two archive
+    dev questions a typed path answers (a depth passed, the rows of Christmas Day) were refused in the study
+    though their cards quote rows: archive dev 18 of 41 answerable refused there, 16 on the cards."""
+    scores = _scores()
+    low = scores.index[scores["answerable"]][:2]
+    scores.loc[low, "support"] = 0.1  # below every threshold: refused by their support
+    scores["typed"] = scores.index.isin(low)
+    assert pooled_threshold(scores) > 0.1
+    table, _, _ = refusal_table(scores)
+    ans = scores["answerable"].to_numpy()
+    old = (scores["support"].to_numpy() >= ANSWER_THRESHOLD) | scores["typed"].to_numpy()
+    pooled = table.xs("pooled", level="set")
+    assert pooled["today"].iloc[0] == pytest.approx(balanced_accuracy(old, ans))
+    assert pooled["answerable refused"].iloc[0] == pytest.approx(
+        (~((scores["support"].to_numpy() >= pooled_threshold(scores)) | scores["typed"].to_numpy()))[ans].mean())
+    untyped, _, _ = refusal_table(scores.drop(columns="typed"))
+    fewer = (table["answerable refused"] - untyped["answerable refused"]).xs("pooled", level="set")
+    assert fewer.iloc[0] == pytest.approx(-2 / ans.sum()) and fewer.iloc[1] <= 0  # the threshold rule: both
+
+
+def pooled_threshold(scores):
+    ans = scores["answerable"].to_numpy()
+    return calibrate_threshold(scores["support"][ans], scores["support"][~ans])
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_answers_regardless_is_true_only_for_a_typed_path_card(archive):
+    from ddrsearch.answers.answerer import Answerer
+    from ddrsearch.answers.refusals import answers_regardless
+
+    answerer = Answerer(archive)
+    assert answers_regardless(answerer, "when did the well get past 5,000 feet")  # the MD field's report, its rows
+    assert answers_regardless(answerer, "what were we doing on Christmas Day 2020")  # the day's rows
+    assert not answers_regardless(answerer, "when did we last get stuck?")  # answered by its support alone
+    assert answerer.threshold == ANSWER_THRESHOLD  # the answerer is left as it was

@@ -61,3 +61,22 @@ def test_a_cross_validated_threshold_is_chosen_without_the_fold_it_judges():
     answered = plain_ask.cv_threshold_rule(score, answerable, fold)
     assert answered.tolist() == [True, True, False, False, False, False]
     assert plain_ask.calibrate_threshold(score[answerable], score[~answerable]) == pytest.approx(0.59)
+
+
+def test_the_support_table_answers_a_typed_path_question_under_every_variant():
+    """As the card does: before, a question a typed path answers whatever its support counted as refused."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 60
+    sets = np.array(["archive"] * 30 + ["plain"] * 30)
+    answerable = np.arange(n) % 3 != 0
+    columns = {name: np.where(answerable, rng.uniform(0.4, 0.6, n), rng.uniform(0.3, 0.46, n))
+               for name in [*plain_ask.SUPPORT_VARIANTS, "cosine", "margin", "concept"]}
+    scores = pd.DataFrame({"set": sets, "answerable": answerable, **columns})
+    scores.loc[[1, 2], list(columns)] = 0.0  # two answerable questions no score answers ...
+    scores["typed"] = scores.index.isin([1, 2])  # ... whose cards answer from a typed path
+    table = plain_ask.support_table(scores)
+    refused = table.xs("archive", level="set")["answerable refused"]
+    without = plain_ask.support_table(scores.drop(columns="typed")).xs("archive", level="set")["answerable refused"]
+    assert (refused <= without - 2 / 20 + 1e-9).all()  # 20 answerable archive questions, both answered

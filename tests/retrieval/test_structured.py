@@ -240,3 +240,14 @@ def test_the_archive_spud_day_is_read_from_the_days_from_spud(archive):
     assert index.spud == dt.date(2020, 10, 30)
     day_before = index.score("the day before spud", loose_dates=0.3)
     assert sorted(short_name(n) for n in day_before.scores) == ["D010", "D011"]
+
+
+def test_structured_words_are_the_day_loose_date_and_depth_the_path_reads():
+    """Issue 23 (b): the answer cards count these stretches as the question's structured part."""
+    from ddrsearch.retrieval.structured import structured_words
+
+    assert structured_words("Had to strap down the TD umbilical in gusty weather mid November") == ["mid november"]
+    assert structured_words("when did the well get past 5,000 feet on Nov 26") == ["5,000 feet", "nov 26"]
+    assert structured_words("What topics came up the day before spud?") == ["the day before spud"]
+    assert structured_words("what were we doing on Christmas Day 2020") == ["christmas day 2020"]
+    assert structured_words("when did we last get stuck?") == []

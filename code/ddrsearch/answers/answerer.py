@@ -56,7 +56,7 @@ import dataclasses
 import datetime as dt
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,6 +91,13 @@ __all__ = [
 #: answerable questions answered plus half the share of unanswerable ones
 #: refused); a test re-runs the calibration and checks it still gives this value.
 ANSWER_THRESHOLD = 0.431
+
+#: What :class:`Answerer` measures a row's evidence against (its ``support_words``): the searched words as
+#: asked, or as the retriever's rewrites leave them.
+SUPPORT_WORDS = ("asked", "rewritten")
+
+#: How :class:`Answerer` counts the question's structured part in a row's coverage (its ``structured_credit``).
+STRUCTURED_CREDITS = ("off", "score", "full")
 
 #: Operation rows a "last"/"first" question looks through for more events once
 #: its ``k`` best rows have answered it (:meth:`Answerer.ask`); the archive
@@ -405,12 +412,26 @@ class Answerer:
             those reports' operation chunks (default: built with
             :func:`ddrsearch.retrieval.pipeline.build_retriever`).
         threshold: support a row needs (default :data:`ANSWER_THRESHOLD`).
+        support_words: what a row's evidence is measured against, one of :data:`SUPPORT_WORDS`:
+            ``"asked"`` the searched words as typed; ``"rewritten"`` the words as the
+            retriever's rewrites leave them (``retriever.rewrite``: the asker's shorthand spelled
+            out, "POOH" -> "pooh pull out of hole"), in both the coverage and the cosine.
+        structured_credit: how a row counts the question's *structured part* (the day, loose date or
+            depth the retriever's structured path reads, :meth:`structured_part`), one of
+            :data:`STRUCTURED_CREDITS`: ``"off"`` as any other words (a row rarely prints "mid
+            November"); ``"score"`` as held, to the structured path's score of the row's report
+            (1 for a day or a depth passed, 0.5 for a drilled interval holding the depth, the
+            ``loose_dates`` score for a loose date), by a row of a report it matched that began on
+            the day (in the period); ``"full"`` the same, as held whole.
 
     Raises:
         TypeError: ``retriever`` is not a hybrid retriever (evidence needs both legs).
+        ValueError: ``support_words`` is not one of :data:`SUPPORT_WORDS`, or ``structured_credit`` not one
+            of :data:`STRUCTURED_CREDITS`.
     """
 
-    def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD):
+    def __init__(self, reports: Sequence[Report], retriever=None, threshold: float = ANSWER_THRESHOLD,
+                 support_words: str = "asked", structured_credit: str = "off"):
         from ddrsearch.retrieval.legs import TwoLegRetriever
 
         self.reports = list(reports)
@@ -423,7 +444,28 @@ class Answerer:
             raise TypeError(f"Answerer needs a HybridRetriever (BM25 and dense legs), not {type(retriever).__name__}")
         self.retriever = retriever
         self.threshold = threshold
+        if support_words not in SUPPORT_WORDS:
+            raise ValueError(f"support_words must be one of {', '.join(map(repr, SUPPORT_WORDS))}, "
+                             f"not {support_words!r}")
+        self.support_words = support_words
+        if structured_credit not in STRUCTURED_CREDITS:
+            raise ValueError(f"structured_credit must be one of {', '.join(map(repr, STRUCTURED_CREDITS))}, "
+                             f"not {structured_credit!r}")
+        self.structured_credit = structured_credit
         self._df: dict[str, int] | None = None
+
+    def support_query(self, words: str) -> str:
+        """What a row's evidence is measured against for the searched ``words``: ``words`` themselves, or
+        (``support_words="rewritten"``) ``words`` after the retriever's rewrites (unchanged for a retriever
+        without them)."""
+        if self.support_words == "asked":
+            return words
+        rewrite = getattr(self.retriever, "rewrite", None)
+        return rewrite(words) if rewrite is not None else words
+
+    def _cosines(self, words: str) -> np.ndarray:
+        """Each passage's cosine to :meth:`support_query` of ``words``; shape ``(n,)``."""
+        return self.retriever.dense.passage_scores(self.support_query(words))
 
     def _row_passages(self) -> dict[tuple[str, int], int]:
         """``(report file name, row index)`` -> position of that operation row's first passage, in passage order."""
@@ -455,26 +497,65 @@ class Answerer:
         n, d = len(self.retriever.passages), self._df.get(term, 0)
         return math.log(1 + (n - d + 0.5) / (d + 0.5))
 
-    def evidence(self, words: str, text: str, cosine: float) -> tuple[float, float]:
+    def evidence(self, words: str, text: str, cosine: float, part: frozenset[str] = frozenset(),
+                 credit: float = 0.0) -> tuple[float, float]:
         """``(coverage, evidence)`` of a row's ``text`` for the searched ``words``.
 
         coverage = the IDF-weighted share of the words' search terms (the BM25
         leg's tokenizer, abbreviations expanded) that ``text`` holds: rare
         words count more, words absent from every report count most;
         evidence = (cosine + coverage) / 2, between 0 and 1 for a cosine in [0, 1].
+        The terms of the question's structured part (``part``, :meth:`structured_part`) are
+        among the search terms, and a row not holding one holds it to ``credit`` (0 to 1).
         """
-        terms = self._terms(words)
+        terms = self._terms(words) | part
         if not terms:
             return 0.0, cosine / 2
         held = self._terms(text)
         weights = {t: self.idf(t) for t in terms}
-        coverage = sum(w for t, w in weights.items() if t in held) / sum(weights.values())
+        got = sum(w * (1.0 if t in held else credit if t in part else 0.0) for t, w in weights.items())
+        coverage = got / sum(weights.values())
         return coverage, (cosine + coverage) / 2
 
-    def candidates(self, words: str, k: int = 5) -> list[SupportRow]:
-        """The ``k`` best operation rows for ``words`` by fused score, each scored for evidence and margin."""
+    def structured_part(self, question: str) -> tuple[frozenset[str], Callable[[SupportRow], float]] | None:
+        """The question's structured part and how much of it a row holds, or ``None`` (``structured_credit``
+        ``"off"``, or no day, loose date or depth read).
+
+        The part is the day the question names (:func:`question_date`, or in words), or else the loose date
+        (kind ``"period"``) or depth (``"depth_passed"``, ``"depth_at"``) the retriever's structured path reads
+        in the searched words: its search terms (of :func:`ddrsearch.retrieval.structured.structured_words`),
+        and, for a row, its credit: the match's score of the row's report (``"full"``: 1) when the row began
+        on the day or in the period (any row of the report for a depth), 0 otherwise.
+        """
+        from ddrsearch.retrieval.structured import loose_period, structured_words
+
+        if self.structured_credit == "off":
+            return None
+        full = self.structured_credit == "full"
+        day = question_date(question) or self._named_day(question)
+        if day is not None:
+            said = [m.group(0) for rx in (_ISO_RE, _US_RE) for m in rx.finditer(question)]
+            terms = self._terms(" ".join(said + structured_words(question)))
+            return (frozenset(terms), lambda row: float(_began_on(row, day))) if terms else None
+        words = search_words(question)
+        match = self._structured_match(words)
+        if match is None or match.kind not in ("period", "depth_passed", "depth_at") or not match.scores:
+            return None
+        terms = frozenset(self._terms(" ".join(structured_words(words))) & self._terms(words))
+        scores = {name: 1.0 if full else float(score or 0.0) for name, score in match.scores.items()}
+        if not terms:
+            return None
+        if match.kind != "period":
+            return terms, lambda row: scores.get(row.report, 0.0)
+        index = self.retriever.structured_index
+        first, last, _ = loose_period(words, index.years, span=index.span, spud=index.spud)
+        return terms, lambda row: scores.get(row.report, 0.0) if first <= _day_of(row) <= last else 0.0
+
+    def candidates(self, words: str, k: int = 5, *, part=None) -> list[SupportRow]:
+        """The ``k`` best operation rows for ``words`` by fused score, each scored for evidence and margin
+        (``part``: the question's :meth:`structured_part`, counted in the evidence)."""
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
+        cosine = self._cosines(words)
         out: list[SupportRow] = []
         seen: set[tuple[str, int]] = set()
         for i in self.retriever.top_passages(fused, None):
@@ -482,23 +563,26 @@ class Answerer:
             if p.kind != "operation" or (p.report, p.row) in seen:
                 continue
             seen.add((p.report, p.row))
-            out.append(self._support_row(i, words, fused, cosine))
+            out.append(self._support_row(i, words, fused, cosine, part))
             if len(out) == k:
                 break
         return with_margins(out)
 
-    def _support_row(self, i: int, words: str, fused: np.ndarray, cosine: np.ndarray) -> SupportRow:
+    def _support_row(self, i: int, words: str, fused: np.ndarray, cosine: np.ndarray, part=None) -> SupportRow:
         p = self.retriever.passages[i]
         report = self.by_name[p.report]
         row = report.operations[p.row]
         cos = float(cosine[i])
-        coverage, ev = self.evidence(words, row.operations, cos)
-        return SupportRow(
+        out = SupportRow(
             row_id=row_id(report, row), report=report.file_name, label=short_name(report),
             report_number=report.report_number, date=report.report_date, start=row.start, end=row.end,
             page=row.page, row=row.index, text=row.operations, score=float(fused[i]), cosine=cos,
-            coverage=coverage, evidence=ev,
+            coverage=0.0, evidence=0.0,
         )
+        terms, credit = part if part is not None else (frozenset(), None)
+        coverage, ev = self.evidence(self.support_query(words), row.operations, cos, terms,
+                                     credit(out) if credit is not None else 0.0)
+        return dataclasses.replace(out, coverage=coverage, evidence=ev)
 
     def _structured_match(self, question: str):
         """The retriever's structured-path match for ``question``; ``None`` for a retriever without one."""
@@ -599,10 +683,11 @@ class Answerer:
         note = said + found + "its rows printing the depth are quoted whatever their support."
         words = search_words(question)
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
+        cosine = self._cosines(words)
         for positions in spans:
             if positions:
-                return note, with_margins([self._support_row(i, words, fused, cosine) for i in positions])
+                part = self.structured_part(question)
+                return note, with_margins([self._support_row(i, words, fused, cosine, part) for i in positions])
         return said + found + "no row of it prints a depth near the one asked.", []
 
     def day_answer(self, question: str) -> tuple[str, list[SupportRow]] | None:
@@ -676,8 +761,10 @@ class Answerer:
                     "whatever their support.")
         words = _without_named_day(search_words(question))
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
-        return " ".join(said), with_margins([self._support_row(i, words, fused, cosine) for i in found]), printed
+        cosine = self._cosines(words)
+        part = self.structured_part(question)
+        return " ".join(said), with_margins([self._support_row(i, words, fused, cosine, part)
+                                             for i in found]), printed
 
     def day_log(self, question: str) -> tuple[str, list[SupportRow]] | None:
         """The rows of a day, for a question that asks only what was done on it ("what were we doing on Christmas
@@ -699,12 +786,13 @@ class Answerer:
             return None
         words = _without_named_day(search_words(question))
         fused = self.retriever.passage_scores(words)
-        cosine = self.retriever.dense.passage_scores(words)
+        cosine = self._cosines(words)
+        part = self.structured_part(question)
         rows = []
         near = {r.file_name for r in self.reports if r.report_date in (day, day + dt.timedelta(days=1))}
         for (report, _), i in self._row_passages().items():
             if report in near:
-                row = self._support_row(i, words, fused, cosine)
+                row = self._support_row(i, words, fused, cosine, part)
                 if _began_on(row, day):
                     rows.append(row)
         if not rows:
@@ -752,7 +840,7 @@ class Answerer:
         return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
                 f"reports{within} is {match.value:,g} {spec.unit}, in {where}. " + rows_say + _ROWS_BELOW)
 
-    def _more_of_the_same(self, words: str, cands: Sequence[SupportRow]) -> list[SupportRow]:
+    def _more_of_the_same(self, words: str, cands: Sequence[SupportRow], part=None) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
 
         The ``k`` best rows decide whether the question is answered; they
@@ -766,7 +854,7 @@ class Answerer:
         mean = sum(c.evidence for c in cands) / len(cands)
         have = {c.row_id for c in cands}
         more = []
-        for r in self.candidates(words, k=WHEN_POOL):
+        for r in self.candidates(words, k=WHEN_POOL, part=part):
             support = 2 * r.evidence - mean
             if r.row_id not in have and support >= self.threshold:
                 more.append(dataclasses.replace(r, margin=r.evidence - mean, support=support))
@@ -828,9 +916,9 @@ class Answerer:
         span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None  # from 06:00 the day before the first
         return parse_date(question, years=sorted({d.year for d in dates}), span=span)
 
-    def _day_candidates(self, words: str, day: dt.date, k: int) -> list[SupportRow]:
+    def _day_candidates(self, words: str, day: dt.date, k: int, part=None) -> list[SupportRow]:
         """The ``k`` best operation rows for ``words`` among those that began on ``day``, with their margins."""
-        cands = self.candidates(words, k=len(self.retriever.passages))
+        cands = self.candidates(words, k=len(self.retriever.passages), part=part)
         return with_margins([c for c in cands if _began_on(c, day)][:k])
 
     def _ask(self, question: str, k: int) -> AnswerCard:
@@ -841,6 +929,7 @@ class Answerer:
                                  "e.g. 'stuck on 2020-11-26' or 'what was drilled on 11/26/2020'.")
             raise QueryError(f"The query {question!r} has no searchable words (only stop words or punctuation).")
         order = question_order(question)
+        part = self.structured_part(question)  # None unless structured_credit is on
         day = question_date(question)
         if day is None and (day := self._named_day(question)) is not None:
             words = _without_named_day(words)  # "Nov 26", "Thanksgiving": the day, not words
@@ -848,31 +937,32 @@ class Answerer:
         if day is not None and (on_day := self._day_answer(question)) is not None:
             note, rows, printed = on_day  # a quantity on a day: the covering reports' typed fields, the day's rows
             return AnswerCard(question=question, searched=shown_words(words), order="time", rows=rows,
-                              candidates=self._day_candidates(words, day, k), threshold=self.threshold,
+                              candidates=self._day_candidates(words, day, k, part), threshold=self.threshold,
                               note=note, typed=printed)
         if day is not None and (log := self.day_log(question)) is not None:
             note, rows = log  # "what were we doing on Christmas Day?": the day's rows, in time order
             return AnswerCard(question=question, searched=shown_words(words), order="time", rows=rows,
-                              candidates=self._day_candidates(words, day, k), threshold=self.threshold, note=note)
+                              candidates=self._day_candidates(words, day, k, part), threshold=self.threshold, note=note)
         typed = self.depth_answer(question) if day is None else None
         extreme = None
         if typed is not None:  # the note stays on the card; without a row to quote, the words are searched
             note, rows = typed
             if rows:
                 return AnswerCard(question=question, searched=shown_words(words), order="earliest", rows=rows,
-                                  candidates=self.candidates(words, k=k), threshold=self.threshold, note=note)
+                                  candidates=self.candidates(words, k=k, part=part), threshold=self.threshold,
+                                  note=note)
         elif day is None:
             extreme = self.extreme_answer(question)  # the highest/lowest value: the note answers
         if day is not None:
             from ddrsearch.answers.sources import day_status
 
             note = day_status(day, self.reports).sentence
-            cands = self._day_candidates(words, day, k)
+            cands = self._day_candidates(words, day, k, part)
         else:
-            cands = self.candidates(words, k=k)
+            cands = self.candidates(words, k=k, part=part)
         rows = [c for c in cands if c.support >= self.threshold]
         if rows and day is None and order in ("latest", "earliest"):
-            rows += self._more_of_the_same(words, cands)
+            rows += self._more_of_the_same(words, cands, part)
         if order == "latest":
             rows.sort(key=lambda r: (-r.date.toordinal(), -r.support, r.row))
         elif order == "earliest":
@@ -904,6 +994,14 @@ def _began_on(row: SupportRow, day: dt.date) -> bool:
         return row.day == day
     except ValueError:
         return row.date == day
+
+
+def _day_of(row: SupportRow) -> dt.date:
+    """The day ``row`` began (:attr:`SupportRow.day`); its report's date when its FROM is not a clock time."""
+    try:
+        return row.day
+    except ValueError:
+        return row.date
 
 
 def _footage_words(drilled: tuple[float, float], footage: float) -> str:

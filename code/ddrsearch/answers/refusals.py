@@ -20,6 +20,7 @@ Choose a rule on development questions only.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,7 +30,7 @@ from ddrsearch.answers.answerer import ANSWER_THRESHOLD, Answerer, calibrate_thr
 from ddrsearch.evaluation.questionfiles import load_questions
 from ddrsearch.reading.report import Report
 
-__all__ = ["MARGINS", "balanced_accuracy", "paired_change", "refusal_scores", "refusal_table"]
+__all__ = ["MARGINS", "answers_regardless", "balanced_accuracy", "paired_change", "refusal_scores", "refusal_table"]
 
 #: Cosine-margin cut-offs tried by :func:`refusal_table` (cosine units; the best on the pooled questions is kept).
 MARGINS = (0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.10, 0.12)
@@ -104,8 +105,11 @@ def refusal_scores(answerer: Answerer, reports: Sequence[Report],
 
     Returns:
         One row per question: ``set``, ``answerable`` (bool), ``support`` (the
-        card's best support) and ``margin`` (the best candidate's cosine minus
-        the median of the candidates', 0 when the card has none).
+        card's best support), ``margin`` (the best candidate's cosine minus
+        the median of the candidates', 0 when the card has none) and ``typed``
+        (bool: the card answers whatever the threshold, as a depth passed or the
+        rows of a day are quoted whatever their support: found by ``answerer``
+        with an unreachable threshold).
 
     Raises:
         ValueError: an unknown set name (from ``load_questions``).
@@ -117,8 +121,16 @@ def refusal_scores(answerer: Answerer, reports: Sequence[Report],
             card = answerer.ask(q.question)
             cos = [c.cosine for c in card.candidates] or [0.0]
             rows.append({"set": set_name, "answerable": q.answerable, "support": card.support,
-                         "margin": max(cos) - float(np.median(cos))})
+                         "margin": max(cos) - float(np.median(cos)), "typed": answers_regardless(answerer, q.question)})
     return pd.DataFrame(rows)
+
+
+def answers_regardless(answerer: Answerer, question: str) -> bool:
+    """Whether ``answerer``'s card for ``question`` quotes rows whatever the threshold (a depth passed, a
+    quantity on a day, the rows of a day): the card found with the threshold set above any support (3)."""
+    strict = copy.copy(answerer)  # the same retriever and caches
+    strict.threshold = 3.0  # a support is at most 2
+    return strict.ask(question).found
 
 
 def refusal_table(scores: pd.DataFrame, margins: Sequence[float] = MARGINS) -> tuple[pd.DataFrame, float, float]:
@@ -135,7 +147,9 @@ def refusal_table(scores: pd.DataFrame, margins: Sequence[float] = MARGINS) -> t
         threshold and under the rule), ``change``, ``low``, ``high`` (the paired
         change and its 95% interval), ``answerable refused`` and
         ``unanswerable refused`` (shares under the rule). The rules, in order:
-        the pooled threshold, then today's threshold or the cosine margin.
+        the pooled threshold, then today's threshold or the cosine margin. A
+        question whose card answers whatever the threshold (column ``typed``,
+        when there is one) is answered under every rule, today's too.
 
     Raises:
         ValueError: ``margins`` is empty, a column is missing, or a set lacks answerable or unanswerable questions.
@@ -146,12 +160,13 @@ def refusal_table(scores: pd.DataFrame, margins: Sequence[float] = MARGINS) -> t
                          f"missing columns {sorted(missing)}, {len(margins)} margins")
     sets, ans = scores["set"].to_numpy(), scores["answerable"].to_numpy(bool)
     support, margin = scores["support"].to_numpy(), scores["margin"].to_numpy()
+    typed = scores["typed"].to_numpy(bool) if "typed" in scores else np.zeros(len(scores), bool)
     pooled_t = calibrate_threshold(support[ans], support[~ans])
-    old = support >= ANSWER_THRESHOLD
+    old = (support >= ANSWER_THRESHOLD) | typed
     best = max(margins, key=lambda m: (balanced_accuracy(old | (margin >= m), ans), -m))
     every = {s: sets == s for s in dict.fromkeys(sets)} | {"pooled": np.ones(len(sets), bool)}
     rows = []
-    for label, new in ((f"threshold {pooled_t:.3f} (pooled dev)", support >= pooled_t),
+    for label, new in ((f"threshold {pooled_t:.3f} (pooled dev)", (support >= pooled_t) | typed),
                        (f"or cosine margin >= {best:.2f}", old | (margin >= best))):
         for s, mask in every.items():
             gain, low, high = paired_change(new[mask], old[mask], ans[mask])

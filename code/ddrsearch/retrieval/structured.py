@@ -54,7 +54,7 @@ from ddrsearch.reading.report import Report
 from ddrsearch.text.words import normalize
 
 __all__ = ["DEPTH_UNITS_AFTER", "HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch",
-           "bare_depth", "covering_reports", "loose_period", "parse_date", "plausible"]
+           "bare_depth", "covering_reports", "loose_period", "parse_date", "plausible", "structured_words"]
 
 #: Month names and their abbreviations (lower case) -> month number: the one list of them in the package.
 MONTHS = {m: i for i, m in enumerate(
@@ -253,6 +253,29 @@ _LOOSE = re.compile(
     r"\b(early|beginning of|start of|mid|middle of|late|end of|first week of|last week of)[\s-]+(?:the\s+)?"
     rf"({MONTH_RE})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
 _SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?spud(?:ding)?\b")
+
+
+def structured_words(query: str) -> list[str]:
+    """The stretches of ``query`` the structured path reads as a day, a loose date or a depth, in order.
+
+    A day in words (:data:`NAMED_DAY_RE`), a loose date (``mid November``, ``before spud``,
+    :func:`loose_period`) and a number of feet (``5,000 feet``), as :func:`~ddrsearch.text.words.normalize`
+    writes them (lower case); stretches that overlap an earlier one are left out.
+    What the answer cards count as the question's structured part
+    (:class:`ddrsearch.answers.answerer.Answerer`, ``structured_credit``).
+
+    >>> structured_words("Had to strap down the TD umbilical in gusty weather mid November")
+    ['mid november']
+    >>> structured_words("when did the well get past 5,000 feet on Nov 26")
+    ['5,000 feet', 'nov 26']
+    """
+    text = normalize(query)
+    found: list[tuple[int, int]] = []
+    for rx in (NAMED_DAY_RE, _LOOSE, _SPUD, re.compile(rf"{_NUM}{_FEET}")):
+        for m in rx.finditer(text):
+            if not any(m.start() < b and a < m.end() for a, b in found):
+                found.append((m.start(), m.end()))
+    return [text[a:b] for a, b in sorted(found)]
 
 
 def loose_period(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, dt.date] | None = None,
