@@ -511,3 +511,20 @@ def test_the_structured_part_is_held_by_the_rows_the_structured_path_matched(ans
         assert (credit(c), whole(c)) == ((0.3, 1.0) if inside else (0.0, 0.0)), c.row_id
     with pytest.raises(ValueError, match="structured_credit must be one of 'off', 'score', 'full', not 'on'"):
         Answerer(answerer.reports, answerer.retriever, structured_credit="on")
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_time_ordered_refusal_never_compares_a_support_it_did_not_use(typed):
+    """A card of a day's rows (order "time") picks them by what they print, whatever their support: its refusal
+    must not say "best support 0.52 < 0.431" (before, both with and without a typed-field answer)."""
+    from ddrsearch.answers.answerer import AnswerCard
+
+    row = SupportRow(row_id="D068-r01", report="r.pdf", label="D068", report_number=68, date=dt.date(2020, 12, 26),
+                     start="06:00", end="12:00", page=1, row=0, text="Circulate.", score=1.0, cosine=0.5,
+                     coverage=0.5, evidence=0.5, margin=0.02, support=0.52)
+    card = AnswerCard(question="how many feet did we drill on Christmas", searched="feet drill", order="time",
+                      rows=[], candidates=[row], threshold=ANSWER_THRESHOLD, note="D068 prints no 24 HR FTG.",
+                      typed=typed)
+    assert " < " not in card.refusal, card.refusal
+    assert ("typed-field note above" in card.refusal) == typed
+    assert card.refusal.startswith("Not found in these reports") != typed

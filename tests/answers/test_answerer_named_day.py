@@ -106,3 +106,14 @@ def test_footage_drilled_on_a_day_is_answered_from_the_24_hr_ftg_field(answerer,
         ftg = typed_fields(rep)["footage_ft"].value
         assert f"{short_name(rep)} prints 24 HR FTG {ftg:,.0f} ft, over the 24 hours to 06:00" in card.note, card.note
     assert all(r.day == day and drilled_intervals(r.text) for r in card.rows)
+
+
+def test_footage_on_a_day_no_report_prints_it_is_not_refused_with_a_false_comparison(answerer):
+    """Before: "how many feet did we drill on Christmas" (D067 and D068 print no 24 HR FTG, no row of the day
+    prints a drilled interval) ended "Not found in these reports (best support 0.52 < 0.431)": the day's rows are
+    chosen by what they print, not by support, and 0.52 is not below 0.431. After: the refusal says why."""
+    card = answerer.ask("how many feet did we drill on Christmas")
+    assert not card.found and card.order == "time" and "prints no 24 HR FTG" in card.note
+    assert card.support >= card.threshold  # the case: a support above the threshold, yet no row to quote
+    assert "<" not in card.refusal and "Not found in these reports" in card.refusal
+    assert "reports covering that day" in card.refusal

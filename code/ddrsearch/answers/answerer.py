@@ -281,10 +281,14 @@ class AnswerCard:
     def refusal(self) -> str:
         """The line a card without rows prints: "Not found in these reports" with the best support and the
         threshold, or, when the note answers from the typed fields, that no row shows it: a card never both
-        answers (in its note) and refuses."""
+        answers (in its note) and refuses. A card of a day's rows (``order`` ``"time"``), whose rows are chosen by
+        what they print and not by support, compares no support."""
+        # a day's rows (order "time") are chosen by what they print, whatever their support: no comparison of it
         if self.typed and self.order == "time":
-            return (f"No operation row that began on that day shows it (best support {self.support:.2f} < "
-                    f"{self.threshold:.3f}): the answer is the typed-field note above.")
+            return "No operation row that began on that day prints it: the answer is the typed-field note above."
+        if self.order == "time":
+            return ("Not found in these reports: neither the typed fields of the reports covering that day nor an "
+                    "operation row that began on it gives the value (the note above).")
         if self.typed:
             return (f"No operation row found for the question's words is quoted (best support {self.support:.2f} "
                     f"< {self.threshold:.3f}): the answer is the typed-field note above.")
