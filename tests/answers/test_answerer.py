@@ -528,3 +528,14 @@ def test_a_time_ordered_refusal_never_compares_a_support_it_did_not_use(typed):
     assert " < " not in card.refusal, card.refusal
     assert ("typed-field note above" in card.refusal) == typed
     assert card.refusal.startswith("Not found in these reports") != typed
+
+
+def test_impossible_day_names_a_month_and_day_that_is_no_date_in_any_year_meant():
+    from ddrsearch.answers.answerer import impossible_day
+
+    assert impossible_day("stuck on Feb 30") == "feb 30"
+    assert impossible_day("the 31st of June, 2020") == "31st of june, 2020"
+    assert impossible_day("feb 29", [2021]) == "feb 29" and impossible_day("feb 29", [2020, 2021]) is None
+    assert impossible_day("feb 29") is None  # no year to go by: a leap year's
+    for fine in ("dec 13", "may 50 bbls", "march 0", "late november", "pumped 30 bbl in may", "nov 30 2020"):
+        assert impossible_day(fine, [2020]) is None, fine

@@ -117,3 +117,16 @@ def test_footage_on_a_day_no_report_prints_it_is_not_refused_with_a_false_compar
     assert card.support >= card.threshold  # the case: a support above the threshold, yet no row to quote
     assert "<" not in card.refusal and "Not found in these reports" in card.refusal
     assert "reports covering that day" in card.refusal
+
+
+@pytest.mark.parametrize("question, said", [("how many feet did we drill on Feb 30", "feb 30"),
+                                            ("stuck on 31st of november", "31st of november"),
+                                            ("how deep were we on feb 29 2021", "feb 29 2021")])
+def test_a_day_in_words_that_is_no_date_is_refused_as_a_numeric_one_is(answerer, question, said):
+    """Before: '2/30/2020' was "not a real date", but 'Feb 30' was searched as words and "Not found (best
+    support 0.43 < 0.431)": the asker never learnt the day was mistyped."""
+    from ddrsearch.errors import QueryError
+
+    with pytest.raises(QueryError, match=f"'{said}' in the question is not a real date"):
+        answerer.ask(question)
+    assert answerer.ask("how deep were we on feb 29").note.startswith("No report for 2020-02-29")

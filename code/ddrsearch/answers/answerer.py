@@ -65,7 +65,7 @@ from ddrsearch.errors import CitationError, QueryError
 from ddrsearch.reading.names import resolve_row_id, row_id, short_name
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.base import check_query, cut_query
-from ddrsearch.retrieval.structured import MONTH_RE, NAMED_DAY_RE, asked_depths
+from ddrsearch.retrieval.structured import MONTH_RE, MONTHS, NAMED_DAY_RE, asked_depths
 
 __all__ = [
     "ANSWER_THRESHOLD",
@@ -75,6 +75,7 @@ __all__ = [
     "CitationError",
     "SupportRow",
     "calibrate_threshold",
+    "impossible_day",
     "question_order",
     "resolve_row_id",
     "row_id",
@@ -184,6 +185,40 @@ def question_date(question: str) -> dt.date | None:
             except ValueError:
                 raise QueryError(f"{m.group(0)!r} in the question is not a real date.") from None
     return None
+
+
+def impossible_day(query: str, years: Sequence[int] = ()) -> str | None:
+    """A month and day the query names in words that is no calendar date (``Feb 30``, ``31st of November``,
+    ``Feb 29 2021``), as normalised, or ``None``.
+
+    The year is the query's, else any of ``years`` (without them a leap year, so ``Feb 29`` is a date). Only
+    a day from 1 to 31 counts (``may 50`` is not shaped like a date); :func:`parse_date` returns ``None`` for
+    such a day; :meth:`Answerer.ask` refuses it, as :func:`question_date` refuses ``2/30/2020``.
+
+    >>> impossible_day("stuck on Feb 30"), impossible_day("feb 29", [2020]), impossible_day("feb 29 2021")
+    ('feb 30', None, 'feb 29 2021')
+    """
+    from ddrsearch.text.words import normalize
+
+    text = normalize(query)
+    year_m = re.search(r"\b(19|20)\d{2}\b", text)
+    year_list = [int(year_m.group(0))] if year_m else list(years) or [2000]
+    names = "|".join(sorted(MONTHS, key=len, reverse=True))
+    for rx, order in ((rf"\b({names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?:19|20)\d{{2}}\b)?", "md"),
+                      (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({names})\b(?:,?\s+(?:19|20)\d{{2}}\b)?", "dm")):
+        for m in re.finditer(rx, text):
+            month, day = (m[1], m[2]) if order == "md" else (m[2], m[1])
+            if 1 <= int(day) <= 31 and not any(_real_date(y, MONTHS[month], int(day)) for y in year_list):
+                return m.group(0)
+    return None
+
+
+def _real_date(y: int, m: int, d: int) -> bool:
+    try:
+        dt.date(y, m, d)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -899,7 +934,8 @@ class Answerer:
         Raises:
             QueryError: the question is empty, or has nothing to search once
                 question words and stop words are removed (the message of
-                ``ddrsearch search``).
+                ``ddrsearch search``), or names a day that is no date
+                (``2/30/2020``, ``Feb 30``).
             ValueError: ``k < 1``.
         """
         check_query(question)
@@ -913,12 +949,20 @@ class Answerer:
 
     def _named_day(self, question: str) -> dt.date | None:
         """A day the question names in words ("on Thanksgiving", "Nov 26", "Christmas Day 2020"), in the
-        reports' years when it gives none (:func:`ddrsearch.retrieval.structured.parse_date`)."""
+        reports' years when it gives none (:func:`ddrsearch.retrieval.structured.parse_date`).
+
+        Raises:
+            QueryError: the month and day named are no date in those years ("Feb 30", "Feb 29 2021":
+                :func:`impossible_day`), as :func:`question_date` for ``2/30/2020``."""
         from ddrsearch.retrieval.structured import parse_date
 
         dates = sorted(r.report_date for r in self.reports)
         span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None  # from 06:00 the day before the first
-        return parse_date(question, years=sorted({d.year for d in dates}), span=span)
+        years = sorted({d.year for d in dates})
+        day = parse_date(question, years=years, span=span)
+        if day is None and (bad := impossible_day(question, years)) is not None:  # as question_date does for 2/30
+            raise QueryError(f"{bad!r} in the question is not a real date.")
+        return day
 
     def _day_candidates(self, words: str, day: dt.date, k: int, part=None) -> list[SupportRow]:
         """The ``k`` best operation rows for ``words`` among those that began on ``day``, with their margins."""
