@@ -251,3 +251,24 @@ def test_structured_words_are_the_day_loose_date_and_depth_the_path_reads():
     assert structured_words("What topics came up the day before spud?") == ["the day before spud"]
     assert structured_words("what were we doing on Christmas Day 2020") == ["christmas day 2020"]
     assert structured_words("when did we last get stuck?") == []
+
+
+@pytest.mark.parametrize("question", ["arriving late may delay the rig move", "leaving early may help the crew",
+                                      "the end of may be near", "starting mid may not work"])
+def test_may_the_verb_after_early_or_late_is_no_loose_date(question):
+    """Before: with reports in May, "arriving late may delay the rig move" was late May 2021 (a 0.3 bonus to the
+    12 reports covering it), "leaving early may help" early May."""
+    from ddrsearch.retrieval.structured import loose_period
+
+    assert loose_period(question, [2021]) is None
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("stuck pipe late may 2021", dt.date(2021, 5, 21)), ("what happened in early May?", dt.date(2021, 5, 1)),
+    ("end of may", dt.date(2021, 5, 24)), ("mid-may, when we tripped", dt.date(2021, 5, 11)),
+    ("late may we lost returns", dt.date(2021, 5, 21)), ("early may.", dt.date(2021, 5, 1)),
+])
+def test_may_the_month_is_still_a_loose_date(question, first):
+    from ddrsearch.retrieval.structured import loose_period
+
+    assert loose_period(question, [2021])[0] == first

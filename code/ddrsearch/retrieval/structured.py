@@ -249,9 +249,15 @@ def bare_depth(query: str, deepest: float) -> float | None:
 
 _PART = {"early": (1, 10), "beginning of": (1, 10), "start of": (1, 10), "mid": (11, 20), "middle of": (11, 20),
          "late": (21, 31), "end of": (24, 31), "first week of": (1, 7), "last week of": (25, 31)}
+#: A month of a loose date: "may" only when what follows can follow a month (the end, a mark, a number, or a
+#: word such as in, of, when, did, the), not a verb ("arriving late may delay the move", "the end of may be near":
+#: the modal, no period).
+_LOOSE_MONTH = ("(?:" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may") + r")\.?"
+                r"|may(?=\.|\s*(?:$|[^\w\s]|\d|(?:in|on|of|at|and|or|but|to|when|while|before|after|during|"
+                r"through|until|till|did|do|does|was|were|we|the|is|are|had|has|with|for|from|this|that)\b))")
 _LOOSE = re.compile(
     r"\b(early|beginning of|start of|mid|middle of|late|end of|first week of|last week of)[\s-]+(?:the\s+)?"
-    rf"({MONTH_RE})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
+    rf"({_LOOSE_MONTH})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
 _SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?spud(?:ding)?\b")
 
 
@@ -285,7 +291,8 @@ def loose_period(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, 
     * ``early`` / ``beginning of`` / ``start of`` a month: days 1-10;
       ``mid`` / ``middle of``: 11-20; ``late``: 21 to the month's end;
       ``end of``: 24 to the end; ``first week of``: 1-7; ``last week of``:
-      the last seven days. The year is the question's, else the first of
+      the last seven days; "may" only as a month (not the verb of "arriving
+      late may delay the move"). The year is the question's, else the first of
       ``years`` whose period meets ``span`` (else the first of ``years``);
       without either, ``None``.
     * ``before spud`` / ``prior to spud``: from the first day of ``span`` to
