@@ -272,3 +272,22 @@ def test_may_the_month_is_still_a_loose_date(question, first):
     from ddrsearch.retrieval.structured import loose_period
 
     assert loose_period(question, [2021])[0] == first
+
+
+@pytest.mark.parametrize("question", ["pressure tested the casing to 5000", "test BOPs to 5,000",
+                                      "pressure up to 7,500 and hold", "gas at 1200 units", "at 5000 kpa",
+                                      "pumped to 2000 gallons", "pumped 1,000 barrels to 8,000 psia",
+                                      "at 3,000 stks", "lost 2,000 pounds near 7,000 pounds"])
+def test_a_test_pressure_or_a_unit_the_list_lacked_is_no_bare_depth(question):
+    """Before: each of these was a depth mentioned (a test pressure written without psi, and units missing from
+    DEPTH_UNITS_AFTER: units of gas, kPa, gallons, barrels, psia, strokes, pounds)."""
+    from ddrsearch.retrieval.structured import bare_depth
+
+    assert bare_depth(question, 10987.0) is None
+
+
+def test_a_test_earlier_in_the_question_leaves_a_later_depth_alone():
+    from ddrsearch.retrieval.structured import bare_depth
+
+    assert bare_depth("after the BOP test, what happened near 6,945?", 10987.0) == 6945.0
+    assert bare_depth("did we test anything. what happened near 6,945", 10987.0) == 6945.0

@@ -200,7 +200,9 @@ DEPTH_UNITS_AFTER = ("psi", "psig", "kpsi", "gpm", "spm", "rpm", "bbl", "bbls", 
                      "kips", "k", "lb", "lbs", "lbf", "hr", "hrs", "hour", "hours", "h", "min", "mins", "minutes",
                      "sec", "s", "deg", "degs", "degree", "degrees", "%", "°", '"', "inch", "inches", "mm",
                      "cm", "m", "metres", "meters", "gal", "gals", "sx", "sacks", "days", "day", "jts", "joints",
-                     "fph", "ft-lbs", "ft-lb", "amps", "am", "pm", "usd", "$")
+                     "fph", "ft-lbs", "ft-lb", "amps", "am", "pm", "usd", "$", "psia", "ksi", "kpa", "mpa", "bar",
+                     "bars", "barrels", "gallons", "pounds", "units", "stands", "stds", "ppm", "mg/l", "cp", "tons",
+                     "strokes", "stks", "seconds", "secs")
 
 _BARE = re.compile(
     r"\b(?:at|to|near|around|about|from|by|past|until|till|through|thru|toward|towards|approx(?:imately)?)"
@@ -210,6 +212,11 @@ _AFTER_UNIT = re.compile(r"\s*(?:" + "|".join(re.escape(u) for u in sorted(DEPTH
                          + r")(?![a-z])")
 
 
+#: What makes the number after it a pressure: a test or a pressure a few words before ("tested the BOPs to
+#: 5000", "pressure up to 1500"), in the same sentence.
+_PRESSURE_BEFORE = re.compile(r"\b(?:test(?:ed|ing|s)?|pressured?|pressuring)\b(?:\s+[^\s.?!;]+){0,5}\s*$")
+
+
 def bare_depth(query: str, deepest: float) -> float | None:
     """The depth in feet a question names without its unit (``near 6,945``, ``to 4,964``), or ``None``.
 
@@ -217,7 +224,8 @@ def bare_depth(query: str, deepest: float) -> float | None:
     about, from, by, past, until, through, toward), is comma-grouped or has
     four or five digits, lies from 1 ft to ``deepest``, and is not
     followed by another unit (:data:`DEPTH_UNITS_AFTER`: ``8,391 psi``,
-    ``1500 hrs``), by ``ft`` (that is the unit branch's), nor part of a date
+    ``1500 hrs``, ``2000 gallons``), by ``ft`` (that is the unit branch's), nor
+    after a test or a pressure a few words before (``tested the BOPs to 5000``), nor part of a date
     (``11/26/2020``), a size (``13-3/8``) or a decimal. A four-digit number
     from 1900 to 2099 without a comma is taken for a year. The first such
     number wins.
@@ -238,6 +246,8 @@ def bare_depth(query: str, deepest: float) -> float | None:
     for m in _BARE.finditer(text):
         raw, rest = m[1], text[m.end():]
         if _AFTER_UNIT.match(rest) or re.match(_FEET, rest):
+            continue
+        if _PRESSURE_BEFORE.search(text[:m.start()]):  # "pressure tested the casing to 5000": a pressure
             continue
         if "," not in raw and 1900 <= int(raw) <= 2099:
             continue
