@@ -130,3 +130,13 @@ def test_a_day_in_words_that_is_no_date_is_refused_as_a_numeric_one_is(answerer,
     with pytest.raises(QueryError, match=f"'{said}' in the question is not a real date"):
         answerer.ask(question)
     assert answerer.ask("how deep were we on feb 29").note.startswith("No report for 2020-02-29")
+
+
+@pytest.mark.parametrize("question", ["how many feet did we drill on December 13 and December 14",
+                                      "how many feet did we drill between December 13 and December 20",
+                                      "stuck on 2020-12-13 or 12/14/2020"])
+def test_a_second_day_is_not_dropped_in_silence(answerer, question):
+    """Before: the card answered for December 13 alone and never said that the question named another day."""
+    card = answerer.ask(question)
+    assert "The question names 2 days (2020-12-13, 2020-12-" in card.note and "reads the first only" in card.note
+    assert "names 2 days" not in answerer.ask("how many feet did we drill on December 13").note

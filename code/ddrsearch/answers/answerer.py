@@ -929,7 +929,9 @@ class Answerer:
             question asking only what was done that day quotes all its rows
             (:meth:`day_log`), both in time order (``order`` ``"time"``). A question
             longer than ``DDRSEARCH_MAX_QUESTION_WORDS`` words (100) is cut to
-            that many and ``note`` says so (:func:`ddrsearch.retrieval.base.cut_query`).
+            that many and ``note`` says so (:func:`ddrsearch.retrieval.base.cut_query`). A question
+            naming more than one day is answered for the first, and ``note`` says so
+            (:meth:`named_days`).
 
         Raises:
             QueryError: the question is empty, or has nothing to search once
@@ -943,9 +945,30 @@ class Answerer:
             raise ValueError(f"k must be at least 1, got {k}")
         question, cut = cut_query(question)  # a question over DDRSEARCH_MAX_QUESTION_WORDS words is cut
         card = self._ask(question, k)
+        days = self.named_days(question)
+        if len(days) > 1:  # the card reads the first day only: said, not dropped in silence
+            card = dataclasses.replace(card, note=(
+                f"The question names {len(days)} days ({', '.join(d.isoformat() for d in days)}); this card "
+                f"reads the first only: ask about each day on its own. {card.note}").strip())
         if cut:
             card = dataclasses.replace(card, note=f"{cut[0].upper()}{cut[1:]}. {card.note}".strip())
         return card
+
+    def named_days(self, question: str) -> list[dt.date]:
+        """Every distinct day ``question`` names (``2020-12-13``, ``12/13/2020``, ``Dec 13``, ``Christmas``), in
+        the order written; :meth:`ask` answers for the first and says so when there are more."""
+        from ddrsearch.retrieval.structured import parse_date
+
+        dates = sorted(r.report_date for r in self.reports)
+        span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None
+        years = sorted({d.year for d in dates})
+        found = sorted((m.start(), m.group(0)) for rx in (_ISO_RE, _US_RE, NAMED_DAY_RE) for m in rx.finditer(question))
+        days: list[dt.date] = []
+        for _, said in found:
+            day = parse_date(said, years=years, span=span)
+            if day is not None and day not in days:
+                days.append(day)
+        return days
 
     def _named_day(self, question: str) -> dt.date | None:
         """A day the question names in words ("on Thanksgiving", "Nov 26", "Christmas Day 2020"), in the
