@@ -238,7 +238,8 @@ def listen(path: str | os.PathLike) -> socket.socket:
             lock (it is starting at this moment).
         ValueError: ``path`` is longer than :data:`MAX_PATH_BYTES` bytes (:func:`check_path`).
         OSError: ``path`` exists and is not a socket, the lock file is not a regular
-            file, the folder is not writable, or this Python has no Unix-domain
+            file of this user with one name (a hard link to another file is not
+            chmodded), the folder is not writable, or this Python has no Unix-domain
             sockets (Windows).
     """
     path = os.fspath(path)
@@ -267,8 +268,15 @@ def _lock(path: str) -> int:
     except OSError as exc:
         raise OSError(f"cannot open the server's lock file {name}: {exc.strerror or exc}") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise OSError(f"{name} exists and is not a regular file; remove it or serve another index folder")
+        if st.st_nlink != 1:  # a hard link to a file elsewhere: its mode must not be changed here
+            raise OSError(f"{name} has {st.st_nlink} names (a hard link to another file), so it is not a lock "
+                          "file a server made; remove it or serve another index folder")
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            raise OSError(f"{name} belongs to another user (uid {st.st_uid}), not to this server's; remove it "
+                          "or serve another index folder")
         with contextlib.suppress(OSError):
             os.fchmod(fd, 0o600)
         try:

@@ -511,3 +511,31 @@ def test_the_structured_part_is_held_by_the_rows_the_structured_path_matched(ans
         assert (credit(c), whole(c)) == ((0.3, 1.0) if inside else (0.0, 0.0)), c.row_id
     with pytest.raises(ValueError, match="structured_credit must be one of 'off', 'score', 'full', not 'on'"):
         Answerer(answerer.reports, answerer.retriever, structured_credit="on")
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_a_time_ordered_refusal_never_compares_a_support_it_did_not_use(typed):
+    """A card of a day's rows (order "time") picks them by what they print, whatever their support: its refusal
+    must not say "best support 0.52 < 0.431" (before, both with and without a typed-field answer)."""
+    from ddrsearch.answers.answerer import AnswerCard
+
+    row = SupportRow(row_id="D068-r01", report="r.pdf", label="D068", report_number=68, date=dt.date(2020, 12, 26),
+                     start="06:00", end="12:00", page=1, row=0, text="Circulate.", score=1.0, cosine=0.5,
+                     coverage=0.5, evidence=0.5, margin=0.02, support=0.52)
+    card = AnswerCard(question="how many feet did we drill on Christmas", searched="feet drill", order="time",
+                      rows=[], candidates=[row], threshold=ANSWER_THRESHOLD, note="D068 prints no 24 HR FTG.",
+                      typed=typed)
+    assert " < " not in card.refusal, card.refusal
+    assert ("typed-field note above" in card.refusal) == typed
+    assert card.refusal.startswith("Not found in these reports") != typed
+
+
+def test_impossible_day_names_a_month_and_day_that_is_no_date_in_any_year_meant():
+    from ddrsearch.answers.answerer import impossible_day
+
+    assert impossible_day("stuck on Feb 30") == "feb 30"
+    assert impossible_day("the 31st of June, 2020") == "31st of june, 2020"
+    assert impossible_day("feb 29", [2021]) == "feb 29" and impossible_day("feb 29", [2020, 2021]) is None
+    assert impossible_day("feb 29") is None  # no year to go by: a leap year's
+    for fine in ("dec 13", "may 50 bbls", "march 0", "late november", "pumped 30 bbl in may", "nov 30 2020"):
+        assert impossible_day(fine, [2020]) is None, fine

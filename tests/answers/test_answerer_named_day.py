@@ -106,3 +106,37 @@ def test_footage_drilled_on_a_day_is_answered_from_the_24_hr_ftg_field(answerer,
         ftg = typed_fields(rep)["footage_ft"].value
         assert f"{short_name(rep)} prints 24 HR FTG {ftg:,.0f} ft, over the 24 hours to 06:00" in card.note, card.note
     assert all(r.day == day and drilled_intervals(r.text) for r in card.rows)
+
+
+def test_footage_on_a_day_no_report_prints_it_is_not_refused_with_a_false_comparison(answerer):
+    """Before: "how many feet did we drill on Christmas" (D067 and D068 print no 24 HR FTG, no row of the day
+    prints a drilled interval) ended "Not found in these reports (best support 0.52 < 0.431)": the day's rows are
+    chosen by what they print, not by support, and 0.52 is not below 0.431. After: the refusal says why."""
+    card = answerer.ask("how many feet did we drill on Christmas")
+    assert not card.found and card.order == "time" and "prints no 24 HR FTG" in card.note
+    assert card.support >= card.threshold  # the case: a support above the threshold, yet no row to quote
+    assert "<" not in card.refusal and "Not found in these reports" in card.refusal
+    assert "reports covering that day" in card.refusal
+
+
+@pytest.mark.parametrize("question, said", [("how many feet did we drill on Feb 30", "feb 30"),
+                                            ("stuck on 31st of november", "31st of november"),
+                                            ("how deep were we on feb 29 2021", "feb 29 2021")])
+def test_a_day_in_words_that_is_no_date_is_refused_as_a_numeric_one_is(answerer, question, said):
+    """Before: '2/30/2020' was "not a real date", but 'Feb 30' was searched as words and "Not found (best
+    support 0.43 < 0.431)": the asker never learnt the day was mistyped."""
+    from ddrsearch.errors import QueryError
+
+    with pytest.raises(QueryError, match=f"'{said}' in the question is not a real date"):
+        answerer.ask(question)
+    assert answerer.ask("how deep were we on feb 29").note.startswith("No report for 2020-02-29")
+
+
+@pytest.mark.parametrize("question", ["how many feet did we drill on December 13 and December 14",
+                                      "how many feet did we drill between December 13 and December 20",
+                                      "stuck on 2020-12-13 or 12/14/2020"])
+def test_a_second_day_is_not_dropped_in_silence(answerer, question):
+    """Before: the card answered for December 13 alone and never said that the question named another day."""
+    card = answerer.ask(question)
+    assert "The question names 2 days (2020-12-13, 2020-12-" in card.note and "reads the first only" in card.note
+    assert "names 2 days" not in answerer.ask("how many feet did we drill on December 13").note

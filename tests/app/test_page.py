@@ -294,3 +294,27 @@ def test_a_folder_with_one_bad_file_is_searched_and_names_the_file_skipped(tmp_p
     assert len(at.warning) == 1
     assert at.warning[0].value.startswith("DDR_41.pdf skipped, not searched:"), at.warning[0].value
     assert "is not a PDF" in at.warning[0].value
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_days_quantity_no_report_prints_is_not_refused_for_want_of_evidence(sample_page):
+    """Before: "how many feet did we drill on Oct 21" (D003 prints no 24 HR FTG, no row of the day prints a
+    drilled interval) showed "No row has enough evidence (best 0.4x, threshold 0.431)" beside a best support of
+    0.50: the day's rows are chosen by what they print. After: the card's own refusal, as ddrsearch ask prints it."""
+    at = ask(sample_page, "how many feet did we drill on Oct 21")
+    assert not at.exception
+    infos = texts(at, "info")
+    assert not [i for i in infos if "enough evidence" in i], infos
+    assert any("reports covering that day" in i for i in infos), infos
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_the_rows_of_a_day_are_not_called_supporting_rows(sample_page):
+    """Before: the page counted a day's rows, quoted whatever their support, as "supporting row(s)"; ddrsearch
+    ask says "row(s) of the day"."""
+    at = ask(sample_page, "how many feet did we drill on Nov 25")
+    assert not at.exception
+    heads = [m for m in texts(at, "markdown") if " report(s), in the order the rows began" in m]
+    assert heads and all("row(s) of the day" in m for m in heads), heads

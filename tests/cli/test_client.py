@@ -207,3 +207,15 @@ def test_a_server_of_the_old_protocol_is_not_used(short_folder, monkeypatch, cap
         assert server.requests and capsys.readouterr() == ("", "")
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("value", ["off", "false", "no", "00"])
+def test_a_server_setting_that_is_neither_0_nor_1_is_an_error_naming_it(value, monkeypatch, capsys):
+    """Before: DDRSEARCH_SERVER=off (or false, no) was not 0, so a running server answered: the asker who meant to
+    turn it off was never told."""
+    monkeypatch.setenv("DDRSEARCH_SERVER", value)
+    assert client.run_via_server(["search", "stuck pipe"]) == 1
+    err = capsys.readouterr().err
+    assert f"DDRSEARCH_SERVER={value!r} is neither 0 nor 1" in err and "set it to 0" in err
+    monkeypatch.setenv("DDRSEARCH_SERVER", "0")
+    assert client.run_via_server(["search", "stuck pipe"]) is None

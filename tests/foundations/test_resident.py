@@ -359,3 +359,29 @@ def test_a_socket_path_too_long_is_named_with_what_to_do(tmp_path):
         resident.check_path(path)
     assert path in str(caught.value)
     resident.check_path(str(tmp_path / "s.sock"))  # short enough: nothing said
+
+
+def test_a_lock_file_linked_to_another_file_is_refused_and_that_file_left_alone(sock_path, tmp_path):
+    """Before: a hard link planted at ``<socket>.lock`` (to a file of the server's user elsewhere) was opened,
+    chmodded to 0600 and locked: ``listen`` changed the mode of a file outside the index folder."""
+    other = tmp_path / "elsewhere.txt"
+    other.write_text("not a lock\n")
+    other.chmod(0o644)
+    os.link(other, sock_path + resident.LOCK_SUFFIX)
+    with pytest.raises(OSError, match=r"s\.sock\.lock has 2 names .*remove it"):
+        resident.listen(sock_path)
+    assert other.stat().st_mode & 0o777 == 0o644 and other.read_text() == "not a lock\n"
+    assert not os.path.lexists(sock_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_lock_file_of_another_user_is_refused(sock_path):
+    """Before: another user's lock file (in a folder both can write) was opened and locked, its mode left as that
+    user set it; the server now says whose it is."""
+    lock = sock_path + resident.LOCK_SUFFIX
+    with open(lock, "w"):
+        pass
+    os.chown(lock, 54321, 54321)
+    with pytest.raises(OSError, match="belongs to another user"):
+        resident.listen(sock_path)
+    assert not os.path.lexists(sock_path)

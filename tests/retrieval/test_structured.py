@@ -251,3 +251,43 @@ def test_structured_words_are_the_day_loose_date_and_depth_the_path_reads():
     assert structured_words("What topics came up the day before spud?") == ["the day before spud"]
     assert structured_words("what were we doing on Christmas Day 2020") == ["christmas day 2020"]
     assert structured_words("when did we last get stuck?") == []
+
+
+@pytest.mark.parametrize("question", ["arriving late may delay the rig move", "leaving early may help the crew",
+                                      "the end of may be near", "starting mid may not work"])
+def test_may_the_verb_after_early_or_late_is_no_loose_date(question):
+    """Before: with reports in May, "arriving late may delay the rig move" was late May 2021 (a 0.3 bonus to the
+    12 reports covering it), "leaving early may help" early May."""
+    from ddrsearch.retrieval.structured import loose_period
+
+    assert loose_period(question, [2021]) is None
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("stuck pipe late may 2021", dt.date(2021, 5, 21)), ("what happened in early May?", dt.date(2021, 5, 1)),
+    ("end of may", dt.date(2021, 5, 24)), ("mid-may, when we tripped", dt.date(2021, 5, 11)),
+    ("late may we lost returns", dt.date(2021, 5, 21)), ("early may.", dt.date(2021, 5, 1)),
+])
+def test_may_the_month_is_still_a_loose_date(question, first):
+    from ddrsearch.retrieval.structured import loose_period
+
+    assert loose_period(question, [2021])[0] == first
+
+
+@pytest.mark.parametrize("question", ["pressure tested the casing to 5000", "test BOPs to 5,000",
+                                      "pressure up to 7,500 and hold", "gas at 1200 units", "at 5000 kpa",
+                                      "pumped to 2000 gallons", "pumped 1,000 barrels to 8,000 psia",
+                                      "at 3,000 stks", "lost 2,000 pounds near 7,000 pounds"])
+def test_a_test_pressure_or_a_unit_the_list_lacked_is_no_bare_depth(question):
+    """Before: each of these was a depth mentioned (a test pressure written without psi, and units missing from
+    DEPTH_UNITS_AFTER: units of gas, kPa, gallons, barrels, psia, strokes, pounds)."""
+    from ddrsearch.retrieval.structured import bare_depth
+
+    assert bare_depth(question, 10987.0) is None
+
+
+def test_a_test_earlier_in_the_question_leaves_a_later_depth_alone():
+    from ddrsearch.retrieval.structured import bare_depth
+
+    assert bare_depth("after the BOP test, what happened near 6,945?", 10987.0) == 6945.0
+    assert bare_depth("did we test anything. what happened near 6,945", 10987.0) == 6945.0

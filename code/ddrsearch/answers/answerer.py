@@ -65,7 +65,7 @@ from ddrsearch.errors import CitationError, QueryError
 from ddrsearch.reading.names import resolve_row_id, row_id, short_name
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.base import check_query, cut_query
-from ddrsearch.retrieval.structured import MONTH_RE, NAMED_DAY_RE, asked_depths
+from ddrsearch.retrieval.structured import MONTH_RE, MONTHS, NAMED_DAY_RE, asked_depths
 
 __all__ = [
     "ANSWER_THRESHOLD",
@@ -75,6 +75,7 @@ __all__ = [
     "CitationError",
     "SupportRow",
     "calibrate_threshold",
+    "impossible_day",
     "question_order",
     "resolve_row_id",
     "row_id",
@@ -186,6 +187,40 @@ def question_date(question: str) -> dt.date | None:
     return None
 
 
+def impossible_day(query: str, years: Sequence[int] = ()) -> str | None:
+    """A month and day the query names in words that is no calendar date (``Feb 30``, ``31st of November``,
+    ``Feb 29 2021``), as normalised, or ``None``.
+
+    The year is the query's, else any of ``years`` (without them a leap year, so ``Feb 29`` is a date). Only
+    a day from 1 to 31 counts (``may 50`` is not shaped like a date); :func:`parse_date` returns ``None`` for
+    such a day; :meth:`Answerer.ask` refuses it, as :func:`question_date` refuses ``2/30/2020``.
+
+    >>> impossible_day("stuck on Feb 30"), impossible_day("feb 29", [2020]), impossible_day("feb 29 2021")
+    ('feb 30', None, 'feb 29 2021')
+    """
+    from ddrsearch.text.words import normalize
+
+    text = normalize(query)
+    year_m = re.search(r"\b(19|20)\d{2}\b", text)
+    year_list = [int(year_m.group(0))] if year_m else list(years) or [2000]
+    names = "|".join(sorted(MONTHS, key=len, reverse=True))
+    for rx, order in ((rf"\b({names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?:19|20)\d{{2}}\b)?", "md"),
+                      (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({names})\b(?:,?\s+(?:19|20)\d{{2}}\b)?", "dm")):
+        for m in re.finditer(rx, text):
+            month, day = (m[1], m[2]) if order == "md" else (m[2], m[1])
+            if 1 <= int(day) <= 31 and not any(_real_date(y, MONTHS[month], int(day)) for y in year_list):
+                return m.group(0)
+    return None
+
+
+def _real_date(y: int, m: int, d: int) -> bool:
+    try:
+        dt.date(y, m, d)
+    except ValueError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class SupportRow:
     """One operation row quoted on an answer card.
@@ -281,10 +316,14 @@ class AnswerCard:
     def refusal(self) -> str:
         """The line a card without rows prints: "Not found in these reports" with the best support and the
         threshold, or, when the note answers from the typed fields, that no row shows it: a card never both
-        answers (in its note) and refuses."""
+        answers (in its note) and refuses. A card of a day's rows (``order`` ``"time"``), whose rows are chosen by
+        what they print and not by support, compares no support."""
+        # a day's rows (order "time") are chosen by what they print, whatever their support: no comparison of it
         if self.typed and self.order == "time":
-            return (f"No operation row that began on that day shows it (best support {self.support:.2f} < "
-                    f"{self.threshold:.3f}): the answer is the typed-field note above.")
+            return "No operation row that began on that day prints it: the answer is the typed-field note above."
+        if self.order == "time":
+            return ("Not found in these reports: neither the typed fields of the reports covering that day nor an "
+                    "operation row that began on it gives the value (the note above).")
         if self.typed:
             return (f"No operation row found for the question's words is quoted (best support {self.support:.2f} "
                     f"< {self.threshold:.3f}): the answer is the typed-field note above.")
@@ -890,12 +929,15 @@ class Answerer:
             question asking only what was done that day quotes all its rows
             (:meth:`day_log`), both in time order (``order`` ``"time"``). A question
             longer than ``DDRSEARCH_MAX_QUESTION_WORDS`` words (100) is cut to
-            that many and ``note`` says so (:func:`ddrsearch.retrieval.base.cut_query`).
+            that many and ``note`` says so (:func:`ddrsearch.retrieval.base.cut_query`). A question
+            naming more than one day is answered for the first, and ``note`` says so
+            (:meth:`named_days`).
 
         Raises:
             QueryError: the question is empty, or has nothing to search once
                 question words and stop words are removed (the message of
-                ``ddrsearch search``).
+                ``ddrsearch search``), or names a day that is no date
+                (``2/30/2020``, ``Feb 30``).
             ValueError: ``k < 1``.
         """
         check_query(question)
@@ -903,18 +945,47 @@ class Answerer:
             raise ValueError(f"k must be at least 1, got {k}")
         question, cut = cut_query(question)  # a question over DDRSEARCH_MAX_QUESTION_WORDS words is cut
         card = self._ask(question, k)
+        days = self.named_days(question)
+        if len(days) > 1:  # the card reads the first day only: said, not dropped in silence
+            card = dataclasses.replace(card, note=(
+                f"The question names {len(days)} days ({', '.join(d.isoformat() for d in days)}); this card "
+                f"reads the first only: ask about each day on its own. {card.note}").strip())
         if cut:
             card = dataclasses.replace(card, note=f"{cut[0].upper()}{cut[1:]}. {card.note}".strip())
         return card
 
+    def named_days(self, question: str) -> list[dt.date]:
+        """Every distinct day ``question`` names (``2020-12-13``, ``12/13/2020``, ``Dec 13``, ``Christmas``), in
+        the order written; :meth:`ask` answers for the first and says so when there are more."""
+        from ddrsearch.retrieval.structured import parse_date
+
+        dates = sorted(r.report_date for r in self.reports)
+        span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None
+        years = sorted({d.year for d in dates})
+        found = sorted((m.start(), m.group(0)) for rx in (_ISO_RE, _US_RE, NAMED_DAY_RE) for m in rx.finditer(question))
+        days: list[dt.date] = []
+        for _, said in found:
+            day = parse_date(said, years=years, span=span)
+            if day is not None and day not in days:
+                days.append(day)
+        return days
+
     def _named_day(self, question: str) -> dt.date | None:
         """A day the question names in words ("on Thanksgiving", "Nov 26", "Christmas Day 2020"), in the
-        reports' years when it gives none (:func:`ddrsearch.retrieval.structured.parse_date`)."""
+        reports' years when it gives none (:func:`ddrsearch.retrieval.structured.parse_date`).
+
+        Raises:
+            QueryError: the month and day named are no date in those years ("Feb 30", "Feb 29 2021":
+                :func:`impossible_day`), as :func:`question_date` for ``2/30/2020``."""
         from ddrsearch.retrieval.structured import parse_date
 
         dates = sorted(r.report_date for r in self.reports)
         span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None  # from 06:00 the day before the first
-        return parse_date(question, years=sorted({d.year for d in dates}), span=span)
+        years = sorted({d.year for d in dates})
+        day = parse_date(question, years=years, span=span)
+        if day is None and (bad := impossible_day(question, years)) is not None:  # as question_date does for 2/30
+            raise QueryError(f"{bad!r} in the question is not a real date.")
+        return day
 
     def _day_candidates(self, words: str, day: dt.date, k: int, part=None) -> list[SupportRow]:
         """The ``k`` best operation rows for ``words`` among those that began on ``day``, with their margins."""

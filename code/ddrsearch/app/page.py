@@ -83,8 +83,8 @@ def _show_card(session: SearchSession, question: str, k: int) -> None:
         return
     if card.note:
         st.caption(inert(card.note))
-    if not card.found and card.typed:  # the note answers from the typed fields: the card does not also refuse
-        st.info(inert(card.refusal))
+    if not card.found and (card.typed or card.order == "time"):  # the note answers from the typed fields, or a
+        st.info(inert(card.refusal))  # day's rows were chosen by what they print: no "not enough evidence"
         return
     if not card.found:
         st.info(f"**Not found in these reports.** No row has enough evidence (best {card.evidence:.2f}, "
@@ -93,7 +93,7 @@ def _show_card(session: SearchSession, question: str, k: int) -> None:
     from ddrsearch.answers.answerer import ORDER_WORDS
 
     how = ORDER_WORDS[card.order]
-    st.markdown(f"{len(card.rows)} supporting row(s) in {len(card.groups())} report(s), {how}:")
+    st.markdown(f"{len(card.rows)} {card.kind_of_rows} in {len(card.groups())} report(s), {how}:")
     for label, rows in card.groups():
         r0 = rows[0]
         lines = [f"**{inert(label)}**, report {r0.report_number} dated {r0.date.isoformat()}, page {r0.page}"]

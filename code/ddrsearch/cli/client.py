@@ -154,12 +154,20 @@ def run_via_server(argv: list[str]) -> int | None:
     and when the answer holds text they cannot encode (``PYTHONIOENCODING=ascii``,
     a file name's undecodable byte): this process then prints its own error.
     A write that fails (a full disk) is reported as ``run`` reports it: one
-    line on standard error, status 1.
+    line on standard error, status 1; so is a ``DDRSEARCH_SERVER`` other than
+    ``0``, ``1`` or unset (``off``, ``false``: it would not turn the server off).
     """
     from ddrsearch import settings
 
-    if settings.get("DDRSEARCH_SERVER") == "0":
+    wanted = settings.get("DDRSEARCH_SERVER")
+    if wanted == "0":
         return None
+    if wanted not in (None, "1"):  # "off", "false", "no": meant to turn it off, and would not
+        from ddrsearch.answers.generation import strip_controls
+
+        print(f"ddrsearch {argv[0]}: DDRSEARCH_SERVER={strip_controls(wanted)!r} is neither 0 nor 1; set it to 0 "
+              "(never use ddrsearch serve) or 1 (use one when it runs), or unset it", file=sys.stderr)
+        return 1
     if sys.stdout is None or sys.stderr is None:  # a closed stream: print() is silent here, write() would fail
         return None
     try:

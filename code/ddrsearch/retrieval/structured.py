@@ -200,7 +200,9 @@ DEPTH_UNITS_AFTER = ("psi", "psig", "kpsi", "gpm", "spm", "rpm", "bbl", "bbls", 
                      "kips", "k", "lb", "lbs", "lbf", "hr", "hrs", "hour", "hours", "h", "min", "mins", "minutes",
                      "sec", "s", "deg", "degs", "degree", "degrees", "%", "°", '"', "inch", "inches", "mm",
                      "cm", "m", "metres", "meters", "gal", "gals", "sx", "sacks", "days", "day", "jts", "joints",
-                     "fph", "ft-lbs", "ft-lb", "amps", "am", "pm", "usd", "$")
+                     "fph", "ft-lbs", "ft-lb", "amps", "am", "pm", "usd", "$", "psia", "ksi", "kpa", "mpa", "bar",
+                     "bars", "barrels", "gallons", "pounds", "units", "stands", "stds", "ppm", "mg/l", "cp", "tons",
+                     "strokes", "stks", "seconds", "secs")
 
 _BARE = re.compile(
     r"\b(?:at|to|near|around|about|from|by|past|until|till|through|thru|toward|towards|approx(?:imately)?)"
@@ -210,6 +212,11 @@ _AFTER_UNIT = re.compile(r"\s*(?:" + "|".join(re.escape(u) for u in sorted(DEPTH
                          + r")(?![a-z])")
 
 
+#: What makes the number after it a pressure: a test or a pressure a few words before ("tested the BOPs to
+#: 5000", "pressure up to 1500"), in the same sentence.
+_PRESSURE_BEFORE = re.compile(r"\b(?:test(?:ed|ing|s)?|pressured?|pressuring)\b(?:\s+[^\s.?!;]+){0,5}\s*$")
+
+
 def bare_depth(query: str, deepest: float) -> float | None:
     """The depth in feet a question names without its unit (``near 6,945``, ``to 4,964``), or ``None``.
 
@@ -217,7 +224,8 @@ def bare_depth(query: str, deepest: float) -> float | None:
     about, from, by, past, until, through, toward), is comma-grouped or has
     four or five digits, lies from 1 ft to ``deepest``, and is not
     followed by another unit (:data:`DEPTH_UNITS_AFTER`: ``8,391 psi``,
-    ``1500 hrs``), by ``ft`` (that is the unit branch's), nor part of a date
+    ``1500 hrs``, ``2000 gallons``), by ``ft`` (that is the unit branch's), nor
+    after a test or a pressure a few words before (``tested the BOPs to 5000``), nor part of a date
     (``11/26/2020``), a size (``13-3/8``) or a decimal. A four-digit number
     from 1900 to 2099 without a comma is taken for a year. The first such
     number wins.
@@ -239,6 +247,8 @@ def bare_depth(query: str, deepest: float) -> float | None:
         raw, rest = m[1], text[m.end():]
         if _AFTER_UNIT.match(rest) or re.match(_FEET, rest):
             continue
+        if _PRESSURE_BEFORE.search(text[:m.start()]):  # "pressure tested the casing to 5000": a pressure
+            continue
         if "," not in raw and 1900 <= int(raw) <= 2099:
             continue
         n = _number(raw)
@@ -249,9 +259,15 @@ def bare_depth(query: str, deepest: float) -> float | None:
 
 _PART = {"early": (1, 10), "beginning of": (1, 10), "start of": (1, 10), "mid": (11, 20), "middle of": (11, 20),
          "late": (21, 31), "end of": (24, 31), "first week of": (1, 7), "last week of": (25, 31)}
+#: A month of a loose date: "may" only when what follows can follow a month (the end, a mark, a number, or a
+#: word such as in, of, when, did, the), not a verb ("arriving late may delay the move", "the end of may be near":
+#: the modal, no period).
+_LOOSE_MONTH = ("(?:" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may") + r")\.?"
+                r"|may(?=\.|\s*(?:$|[^\w\s]|\d|(?:in|on|of|at|and|or|but|to|when|while|before|after|during|"
+                r"through|until|till|did|do|does|was|were|we|the|is|are|had|has|with|for|from|this|that)\b))")
 _LOOSE = re.compile(
     r"\b(early|beginning of|start of|mid|middle of|late|end of|first week of|last week of)[\s-]+(?:the\s+)?"
-    rf"({MONTH_RE})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
+    rf"({_LOOSE_MONTH})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
 _SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?spud(?:ding)?\b")
 
 
@@ -285,7 +301,8 @@ def loose_period(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, 
     * ``early`` / ``beginning of`` / ``start of`` a month: days 1-10;
       ``mid`` / ``middle of``: 11-20; ``late``: 21 to the month's end;
       ``end of``: 24 to the end; ``first week of``: 1-7; ``last week of``:
-      the last seven days. The year is the question's, else the first of
+      the last seven days; "may" only as a month (not the verb of "arriving
+      late may delay the move"). The year is the question's, else the first of
       ``years`` whose period meets ``span`` (else the first of ``years``);
       without either, ``None``.
     * ``before spud`` / ``prior to spud``: from the first day of ``span`` to
