@@ -65,7 +65,7 @@ from ddrsearch.errors import CitationError, QueryError
 from ddrsearch.reading.names import resolve_row_id, row_id, short_name
 from ddrsearch.reading.report import Report
 from ddrsearch.retrieval.base import check_query, cut_query
-from ddrsearch.retrieval.structured import MONTH_RE, MONTHS, NAMED_DAY_RE, asked_depths
+from ddrsearch.retrieval.structured import MONTH_RE, MONTHS, NAMED_DAY_RE, asked_depths, safe_date
 
 __all__ = [
     "ANSWER_THRESHOLD",
@@ -208,17 +208,9 @@ def impossible_day(query: str, years: Sequence[int] = ()) -> str | None:
                       (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({names})\b(?:,?\s+(?:19|20)\d{{2}}\b)?", "dm")):
         for m in re.finditer(rx, text):
             month, day = (m[1], m[2]) if order == "md" else (m[2], m[1])
-            if 1 <= int(day) <= 31 and not any(_real_date(y, MONTHS[month], int(day)) for y in year_list):
+            if 1 <= int(day) <= 31 and all(safe_date(y, MONTHS[month], int(day)) is None for y in year_list):
                 return m.group(0)
     return None
-
-
-def _real_date(y: int, m: int, d: int) -> bool:
-    try:
-        dt.date(y, m, d)
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass(frozen=True)
@@ -566,7 +558,7 @@ class Answerer:
         and, for a row, its credit: the match's score of the row's report (``"full"``: 1) when the row began
         on the day or in the period (any row of the report for a depth), 0 otherwise.
         """
-        from ddrsearch.retrieval.structured import loose_period, structured_words
+        from ddrsearch.retrieval.structured import structured_words
 
         if self.structured_credit == "off":
             return None
@@ -586,8 +578,7 @@ class Answerer:
             return None
         if match.kind != "period":
             return terms, lambda row: scores.get(row.report, 0.0)
-        index = self.retriever.structured_index
-        first, last, _ = loose_period(words, index.years, span=index.span, spud=index.spud)
+        first, last = match.period  # the days the structured path read, not read again
         return terms, lambda row: scores.get(row.report, 0.0) if first <= _day_of(row) <= last else 0.0
 
     def candidates(self, words: str, k: int = 5, *, part=None) -> list[SupportRow]:
@@ -959,9 +950,7 @@ class Answerer:
         the order written; :meth:`ask` answers for the first and says so when there are more."""
         from ddrsearch.retrieval.structured import parse_date
 
-        dates = sorted(r.report_date for r in self.reports)
-        span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None
-        years = sorted({d.year for d in dates})
+        years, span = self._calendar()
         found = sorted((m.start(), m.group(0)) for rx in (_ISO_RE, _US_RE, NAMED_DAY_RE) for m in rx.finditer(question))
         days: list[dt.date] = []
         for _, said in found:
@@ -969,6 +958,11 @@ class Answerer:
             if day is not None and day not in days:
                 days.append(day)
         return days
+
+    def _calendar(self) -> tuple[list[int], tuple[dt.date, dt.date] | None]:
+        """The reports' years and the days they cover (from 06:00 the day before the first report's date)."""
+        dates = sorted(r.report_date for r in self.reports)
+        return sorted({d.year for d in dates}), (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None
 
     def _named_day(self, question: str) -> dt.date | None:
         """A day the question names in words ("on Thanksgiving", "Nov 26", "Christmas Day 2020"), in the
@@ -979,9 +973,7 @@ class Answerer:
                 :func:`impossible_day`), as :func:`question_date` for ``2/30/2020``."""
         from ddrsearch.retrieval.structured import parse_date
 
-        dates = sorted(r.report_date for r in self.reports)
-        span = (dates[0] - dt.timedelta(days=1), dates[-1]) if dates else None  # from 06:00 the day before the first
-        years = sorted({d.year for d in dates})
+        years, span = self._calendar()
         day = parse_date(question, years=years, span=span)
         if day is None and (bad := impossible_day(question, years)) is not None:  # as question_date does for 2/30
             raise QueryError(f"{bad!r} in the question is not a real date.")

@@ -78,7 +78,7 @@ from ddrsearch.retrieval.legs import TwoLegRetriever
 from ddrsearch.retrieval.lexical import BM25Retriever
 from ddrsearch.retrieval.passages import Hit
 from ddrsearch.retrieval.rowchoice import ROW_RULES, RowTable
-from ddrsearch.retrieval.structured import StructuredIndex
+from ddrsearch.retrieval.structured import StructuredIndex, check_scores
 from ddrsearch.text.rewriting import load_rig_terms, rewrite_query
 from ddrsearch.text.spelling import Spelling, query_words
 from ddrsearch.text.tokenizer import make_tokenizer
@@ -251,9 +251,7 @@ class TunedHybridRetriever(TwoLegRetriever):
         if segments != 0 and segments < 4:
             raise ValueError(f"segments must be 0 (off) or at least 4 words, got {segments}")
         self.segments = segments
-        for name, value in (("depth_still", depth_still), ("depth_next", depth_next), ("loose_dates", loose_dates)):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be a score from 0 to 1, got {value!r}")
+        check_scores(depth_still=depth_still, depth_next=depth_next, loose_dates=loose_dates)
         self.bare_depths, self.depth_still, self.depth_next = bool(bare_depths), depth_still, depth_next
         self.loose_dates = loose_dates
 

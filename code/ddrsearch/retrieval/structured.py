@@ -44,6 +44,7 @@ with none of these patterns gets no structured scores at all.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
@@ -54,7 +55,8 @@ from ddrsearch.reading.report import Report
 from ddrsearch.text.words import normalize
 
 __all__ = ["DEPTH_UNITS_AFTER", "HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch",
-           "bare_depth", "covering_reports", "loose_period", "parse_date", "plausible", "structured_words"]
+           "bare_depth", "check_scores", "covering_reports", "loose_period", "parse_date", "plausible", "safe_date",
+           "structured_words"]
 
 #: Month names and their abbreviations (lower case) -> month number: the one list of them in the package.
 MONTHS = {m: i for i, m in enumerate(
@@ -157,11 +159,11 @@ def parse_date(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, dt
     year_list = [int(year_m.group(0))] if year_m else list(years)
     m = re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", text)
     if m:
-        return _safe_date(int(m[1]), int(m[2]), int(m[3]))
+        return safe_date(int(m[1]), int(m[2]), int(m[3]))
     m = re.search(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b", text)
     if m:
         y = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
-        return _safe_date(y, int(m[1]), int(m[2]))
+        return safe_date(y, int(m[1]), int(m[2]))
     names = "|".join(sorted(MONTHS, key=len, reverse=True))
     m = re.search(rf"\b({names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", text) or \
         re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({names})\b", text)
@@ -169,7 +171,7 @@ def parse_date(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, dt
     for y in year_list:
         if m:
             month, day = (m[1], m[2]) if not m[1].isdigit() else (m[2], m[1])
-            d = _safe_date(y, MONTHS[month], int(day))
+            d = safe_date(y, MONTHS[month], int(day))
             if d:
                 found.append(d)
                 continue
@@ -181,7 +183,12 @@ def parse_date(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, dt
     return (inside or found or [None])[0]
 
 
-def _safe_date(y: int, m: int, d: int) -> dt.date | None:
+def safe_date(y: int, m: int, d: int) -> dt.date | None:
+    """The date ``y-m-d``, or ``None`` when it is no calendar date (``2021-02-29``, ``2020-11-31``).
+
+    >>> safe_date(2020, 2, 29), safe_date(2021, 2, 29)
+    (datetime.date(2020, 2, 29), None)
+    """
     try:
         return dt.date(y, m, d)
     except ValueError:
@@ -320,8 +327,6 @@ def loose_period(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, 
     >>> loose_period("toolbox talk the day before spud", spud=dt.date(2020, 10, 30))[:2]
     (datetime.date(2020, 10, 29), datetime.date(2020, 10, 29))
     """
-    import calendar
-
     text = normalize(query)
     m = _SPUD.search(text)
     if m:
@@ -348,6 +353,17 @@ def loose_period(query: str, years: Sequence[int] = (), *, span: tuple[dt.date, 
         return None
     first, last = (inside or found)[0]
     return first, last, f"{m[1]} {calendar.month_name[month]} {first.year}"
+
+
+def check_scores(**scores: float) -> None:
+    """Refuse an option score of :meth:`StructuredIndex.score` outside 0 to 1 (``depth_still=0.25``, ...).
+
+    Raises:
+        ValueError: naming the option and its value.
+    """
+    for name, value in scores.items():
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be a score from 0 to 1, got {value!r}")
 
 
 _RANGES = {spec.name: (spec.low, spec.high) for spec in FIELDS}
@@ -388,6 +404,7 @@ class StructuredMatch:
         day: the calendar day a ``"date"`` match names; its ``scores`` are the reports covering it
             (:func:`covering_reports`), and only their rows that began on it answer (the tuned
             pipeline gives the bonus to those rows alone).
+        period: the first and last day a ``"period"`` match names (:func:`loose_period`).
     """
 
     kind: str
@@ -399,6 +416,7 @@ class StructuredMatch:
     field: str = ""
     holders: tuple[str, ...] = ()
     day: dt.date | None = None
+    period: tuple[dt.date, dt.date] | None = None
 
 
 _EXTREMES = (
@@ -502,9 +520,7 @@ class StructuredIndex:
         Raises:
             ValueError: a score outside 0 to 1.
         """
-        for name, value in (("depth_still", depth_still), ("depth_next", depth_next), ("loose_dates", loose_dates)):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be a score from 0 to 1, got {value!r}")
+        check_scores(depth_still=depth_still, depth_next=depth_next, loose_dates=loose_dates)
         text = normalize(query)
         date = parse_date(text, self.years, span=self.span)
         if date is not None:
@@ -563,7 +579,7 @@ class StructuredIndex:
         hits = {name: score for i in range((last - first).days + 1)
                 for name in covering_reports(first + dt.timedelta(days=i), dates)}
         return StructuredMatch("period", hits, detail=f"reports covering {how}: {first.isoformat()} to "
-                                                      f"{last.isoformat()}") if hits else None
+                                                      f"{last.isoformat()}", period=(first, last)) if hits else None
 
     def _depth_at(self, n: float, still: float, after: float) -> StructuredMatch | None:
         """The reports whose drilled interval holds ``n`` ft (0.5), then those starting at it: ``still`` for the
