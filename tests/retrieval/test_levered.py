@@ -156,24 +156,28 @@ def test_a_stretch_of_fewer_than_four_words_is_refused():
 
 
 def test_the_structured_path_options_reach_the_index_and_survive_with_weight():
-    """The structured path's options (a depth without its unit, reports that stayed at it, loose dates) are
-    retriever options, off by default, passed to StructuredIndex.score and kept by with_weight()."""
+    """The structured path's options (a depth without its unit, reports that stayed at it, loose dates, well
+    sections) are retriever options, off by default, passed to StructuredIndex.score and kept by with_weight()."""
     import datetime as dt
 
     from ddrsearch.retrieval.levered import TunedHybridRetriever
     from ddrsearch.retrieval.structured import StructuredIndex
 
-    index = StructuredIndex(rows=[{"report": f"R{i}", "date": dt.date(2020, 11, i), "bit_size": None, "md_ft": md}
+    index = StructuredIndex(rows=[{"report": f"R{i}", "date": dt.date(2020, 11, i), "bit_size": None, "md_ft": md,
+                                   "bits": [[8.75, 6000.0, 6500.0]] if i == 1 else []}
                                   for i, md in enumerate((6500.0, 6945.0, 6945.0), start=1)])
     off = TunedHybridRetriever(structured=1.0, structured_index=index)
     assert off.structured_match("near 6,945") is None and off.structured_match("late November") is None
+    assert off.structured_match("in the 8-3/4") is None
     on = TunedHybridRetriever(structured=1.0, structured_index=index, bare_depths=True, depth_still=0.25,
-                              loose_dates=0.3)
+                              loose_dates=0.3, sections=0.3)
     assert on.structured_match("near 6,945").scores == {"R2": 0.5, "R3": 0.25}
     assert on.structured_match("early November").kind == "period"
+    assert on.structured_match("in the 8-3/4").scores == {"R1": 0.3}
     copy = on.with_weight(0.3)
-    assert (copy.bare_depths, copy.depth_still, copy.depth_next, copy.loose_dates) == (True, 0.25, 0.0, 0.3)
-    for bad in ({"depth_still": 2.0}, {"depth_next": -1.0}, {"loose_dates": 1.5}):
+    assert (copy.bare_depths, copy.depth_still, copy.depth_next, copy.loose_dates, copy.sections) == \
+        (True, 0.25, 0.0, 0.3, 0.3)
+    for bad in ({"depth_still": 2.0}, {"depth_next": -1.0}, {"loose_dates": 1.5}, {"sections": -0.5}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             TunedHybridRetriever(**bad)
 

@@ -291,3 +291,24 @@ def test_a_test_earlier_in_the_question_leaves_a_later_depth_alone():
 
     assert bare_depth("after the BOP test, what happened near 6,945?", 10987.0) == 6945.0
     assert bare_depth("did we test anything. what happened near 6,945", 10987.0) == 6945.0
+
+
+@pytest.mark.parametrize(("question", "day_before"), [
+    ("Was the logging unit's display down before the well started?", False),
+    ("mud checks before we spudded", False),
+    ("prior to spudding in", False),
+    ("the day before the well was spudded", True),
+])
+def test_the_wells_start_is_its_spud(question, day_before):
+    """Before: only 'spud' and 'spudding' were read, so 'before the well started' (P022) had no period."""
+    from ddrsearch.retrieval.structured import loose_period
+
+    spud, span = dt.date(2020, 10, 30), (dt.date(2020, 10, 20), dt.date(2021, 1, 6))
+    first = dt.date(2020, 10, 29) if day_before else span[0]
+    assert loose_period(question, spud=spud, span=span)[:2] == (first, dt.date(2020, 10, 29))
+
+
+def test_a_well_word_after_before_is_no_spud():
+    from ddrsearch.retrieval.structured import loose_period
+
+    assert loose_period("before the well control drill", spud=dt.date(2020, 10, 30)) is None

@@ -47,6 +47,7 @@ LEVER_STAGES: dict[str, str] = {
     "candidates": "fusion",
     "structured": "fusion",
     "loose_dates": "fusion",
+    "sections": "fusion",
     "row": "row",
     "threshold": "card",
 }
@@ -55,6 +56,7 @@ LEVER_STAGES: dict[str, str] = {
 #: Labels of the levers whose label is one expression of their value.
 _LABELS = {
     "loose_dates": lambda v: f"  loose dates: the period's reports (x{v:g})" if v else "  exact dates only",
+    "sections": lambda v: f"  well sections: their reports (x{v:g})" if v else "  no well sections",
     "weight": lambda v: f"convex, dense weight {v:g}",
     "threshold": lambda v: f"refuse below support {v:.3f}",
 }

@@ -138,6 +138,11 @@ PLAIN_VARIANTS: dict[str, dict] = {
     "loose dates 0.15": {"loose_dates": 0.15},
     "loose dates 0.3": {"loose_dates": 0.3},
     "loose dates 0.5": {"loose_dates": 0.5},
+    # well sections ("in the 12-1/4", "in the curve", "at the toe": ddrsearch.retrieval.sections) scoring every
+    # report whose drilled interval meets the section, when the question has no other structured pattern
+    "sections 0.15": {"sections": 0.15},
+    "sections 0.3": {"sections": 0.3},
+    "sections 0.5": {"sections": 0.5},
 }
 
 #: Adapter recipes of the ``embedder`` option of :data:`PLAIN_VARIANTS`: which pairs

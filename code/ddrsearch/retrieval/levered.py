@@ -184,6 +184,9 @@ class TunedHybridRetriever(TwoLegRetriever):
             as a depth mentioned; the score (0 to 1, 0 = none) of the reports that stayed at a depth
             mentioned, and of every report going on from it; the score of the reports covering a loose
             date (``late November``, ``before spud``; 0 = off). All off by default.
+        sections: score (0 to 1; 0 = off) the structured path gives each report whose drilled interval
+            meets a well section the question names (``in the 12-1/4``, ``in the curve``, ``at the toe``:
+            :class:`ddrsearch.retrieval.sections.WellSections`), when no other pattern matched.
         structured_index: the structured path's typed fields, when they are
             at hand without the reports (an index on disk); default: built
             from the attached reports at the first numeric or date question.
@@ -210,7 +213,7 @@ class TunedHybridRetriever(TwoLegRetriever):
                  lexicon_min: float = 0.5, lexicon_gate: float | None = None, adaptive: float | None = None,
                  adaptive_cover: float = 0.5, groups: float = 0.0, groups_k: int = 5, segments: int = 0,
                  bare_depths: bool = False, depth_still: float = 0.0, depth_next: float = 0.0,
-                 loose_dates: float = 0.0):
+                 loose_dates: float = 0.0, sections: float = 0.0):
         super().__init__(rollup)
         self.fuser = Fusion(fusion, weight, rrf_k, candidates)  # checks the four
         self.fusion, self.weight, self.rrf_k, self.candidates = fusion, weight, rrf_k, candidates
@@ -251,9 +254,9 @@ class TunedHybridRetriever(TwoLegRetriever):
         if segments != 0 and segments < 4:
             raise ValueError(f"segments must be 0 (off) or at least 4 words, got {segments}")
         self.segments = segments
-        check_scores(depth_still=depth_still, depth_next=depth_next, loose_dates=loose_dates)
+        check_scores(depth_still=depth_still, depth_next=depth_next, loose_dates=loose_dates, sections=sections)
         self.bare_depths, self.depth_still, self.depth_next = bool(bare_depths), depth_still, depth_next
-        self.loose_dates = loose_dates
+        self.loose_dates, self.sections = loose_dates, sections
 
     # --- indexing --------------------------------------------------------------------
     def query_terms(self, query: str) -> list[str]:
@@ -297,7 +300,7 @@ class TunedHybridRetriever(TwoLegRetriever):
             lexicon_min=self.lexicon_min, lexicon_gate=self.lexicon_gate, adaptive=self.adaptive,
             adaptive_cover=self.adaptive_cover, groups=self.groups, groups_k=self.groups_k, segments=self.segments,
             bare_depths=self.bare_depths, depth_still=self.depth_still, depth_next=self.depth_next,
-            loose_dates=self.loose_dates)
+            loose_dates=self.loose_dates, sections=self.sections)
         other.passages = self.passages
         other.attach_reports(self.reports.values())
         other.rig_terms, other._rig_table = self.rig_terms, self._rig_table  # the table as read, not the file again
@@ -323,7 +326,8 @@ class TunedHybridRetriever(TwoLegRetriever):
                   self.prf, self.fb_docs, self.fb_terms, self.fb_weight, self.structured, self.proximity, self.window,
                   self.numbers, self.framing, self.asker, self.reverse, self.lexicon, self.lexicon_k,
                   self.lexicon_min, self.lexicon_gate, self.adaptive, self.adaptive_cover, self.groups, self.groups_k,
-                  self.segments, self.bare_depths, self.depth_still, self.depth_next, self.loose_dates)
+                  self.segments, self.bare_depths, self.depth_still, self.depth_next, self.loose_dates,
+                  self.sections)
         return objects, tuple(id(o) for o in objects) + levers
 
     def _remembered(self, what: str, query: str, compute):
@@ -650,7 +654,7 @@ class TunedHybridRetriever(TwoLegRetriever):
             index, cache = self.structured_index, {}
             self._structured_cache = (index, cache)
         options = {"bare_depths": self.bare_depths, "depth_still": self.depth_still, "depth_next": self.depth_next,
-                   "loose_dates": self.loose_dates}
+                   "loose_dates": self.loose_dates, "sections": self.sections}
         key = (query, *options.values())
         if key not in cache:
             cache[key] = index.score(query, **options)

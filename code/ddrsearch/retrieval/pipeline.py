@@ -72,7 +72,11 @@ PLAIN_WEIGHT = 0.5
 #: and, in the structured path, a loose date ("late November", "mid Nov", "before spud",
 #: :func:`ddrsearch.retrieval.structured.loose_period`) giving every report covering the
 #: period a score of 0.3 (an exact date's is 1; chosen the same way, variant "loose dates 0.3"
-#: of :data:`ddrsearch.evaluation.leverbench.PLAIN_VARIANTS`). A depth written without its
+#: of :data:`ddrsearch.evaluation.leverbench.PLAIN_VARIANTS`), and a well section ("in the
+#: 12-1/4", "in the curve", "at the toe": :class:`ddrsearch.retrieval.sections.WellSections`,
+#: from the bit sizes and survey inclinations the reports print) giving every report drilled
+#: in it 0.3 when the question has no other structured pattern (variant "sections 0.3", the
+#: value of the loose dates, fixed before measuring). A depth written without its
 #: unit (``bare_depths``) stays off: two questions moved, its interval reaches zero.
 DEFAULT_LEVERS: dict = {
     "candidates": None,
@@ -87,13 +91,14 @@ DEFAULT_LEVERS: dict = {
     "lexicon_k": 5,
     "lexicon_gate": 0.7,
     "loose_dates": 0.3,
+    "sections": 0.3,
 }
 
 #: One-line description of the default pipeline, for tables and help texts.
 DEFAULT_PIPELINE = (
     f"hybrid: BM25 (abbreviations expanded, stemmed, 'while' dropped, RM3) + dense over operation-row chunks, "
     f"convex fusion with dense weight {DEFAULT_WEIGHT} over every passage, asker's shorthand spelled out, "
-    f"typed fields for numeric and date questions (a loose date: the period's reports), a quantity typed with its unit matched beside its label, "
+    f"typed fields for numeric and date questions (a loose date: the period's reports; a well section: its reports), a quantity typed with its unit matched beside its label, "
     f"the lexicon's terms nearest the question by meaning added to BM25 when its own words find no row"
 )
 

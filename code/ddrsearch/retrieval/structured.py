@@ -31,7 +31,12 @@ typed fields of :mod:`ddrsearch.reading.fields`:
 * with ``loose_dates``, a **loose date** (``late November``, ``mid Nov``,
   ``end of December``, ``first week of December``, ``before spud``, ``the day
   before spud``: :func:`loose_period`) -> every report covering a day of that
-  period, with a lower score than a date's.
+  period, with a lower score than a date's;
+* with ``sections``, and only when none of the above matched, a **well section**
+  (``in the 12-1/4``, ``in the curve``, ``at the toe``, ``the pilot``:
+  :class:`ddrsearch.retrieval.sections.WellSections`, from the bit sizes and
+  depths of the DRILL BITS table and the survey inclinations) -> every report
+  whose drilled interval meets it, with a lower score.
 
 These options of :meth:`StructuredIndex.score` are off by default (tried on
 the development questions, ``benchmarks/plain_levers.py``).
@@ -52,6 +57,7 @@ from dataclasses import dataclass, field
 
 from ddrsearch.reading.fields import FIELDS, read_tables, typed_fields
 from ddrsearch.reading.report import Report
+from ddrsearch.retrieval.sections import WellSections, bit_rows, in_span
 from ddrsearch.text.words import normalize
 
 __all__ = ["DEPTH_UNITS_AFTER", "HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch",
@@ -275,7 +281,10 @@ _LOOSE_MONTH = ("(?:" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True
 _LOOSE = re.compile(
     r"\b(early|beginning of|start of|mid|middle of|late|end of|first week of|last week of)[\s-]+(?:the\s+)?"
     rf"({_LOOSE_MONTH})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
-_SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?spud(?:ding)?\b")
+#: Before spud, as a question says it: ``before spud``, ``prior to spudding``, ``before we spudded``, ``before the
+#: well started`` / ``was spudded`` (the well's start is its spud), with ``the day`` (night, morning, evening) before.
+_SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?"
+                   r"(?:spud(?:ding|ded)?|we\s+spud(?:ded)?|(?:the\s+)?well\s+(?:was\s+)?(?:started|spud(?:ded)?|began))\b")
 
 
 def structured_words(query: str) -> list[str]:
@@ -392,7 +401,7 @@ class StructuredMatch:
 
     Attributes:
         kind: ``"date"``, ``"period"`` (a loose date), ``"depth_passed"``, ``"footage_above"``,
-            ``"footage_below"``, ``"extreme"`` or ``"depth_at"``.
+            ``"footage_below"``, ``"extreme"``, ``"depth_at"`` or ``"section"`` (a well section).
         scores: report file name -> score in (0, 1].
         depth: ``(low, high)`` feet that the answering row should print, when known.
         detail: how the answer was found, in words.
@@ -457,18 +466,20 @@ class StructuredIndex:
 
     @staticmethod
     def records_of(reports: Sequence[Report]) -> list[dict]:
-        """One record per report: file name, date, bit size and every typed field's value (JSON-ready after
-        :meth:`to_records`)."""
+        """One record per report: file name, date, bit size, the bit rows that drilled
+        (``bits``: :func:`ddrsearch.retrieval.sections.bit_rows`) and every typed field's value
+        (JSON-ready after :meth:`to_records`)."""
         rows = []
         for r in sorted(reports, key=lambda r: (r.report_date, r.file_name)):
-            vals = typed_fields(r)
-            bits = read_tables(r).get("DRILL BITS", [])
+            tables = read_tables(r)
+            vals = typed_fields(r, tables)
+            bits = tables.get("DRILL BITS", [])
             size = next((b.get("SIZE", "") for b in bits if b.get("SIZE", "").strip()), "")
             try:
                 bit_size = float(size)
             except ValueError:
                 bit_size = None
-            rows.append({"report": r.file_name, "date": r.report_date, "bit_size": bit_size,
+            rows.append({"report": r.file_name, "date": r.report_date, "bit_size": bit_size, "bits": bit_rows(tables),
                          **{k: v.value for k, v in vals.items()}})
         return rows
 
@@ -501,9 +512,10 @@ class StructuredIndex:
         self.spud = max(set(spuds), key=lambda d: (spuds.count(d), -d.toordinal())) if spuds else None
         # the days the reports cover: from 06:00 the day before the first report's date to its last date
         self.span = (rows[0]["date"] - dt.timedelta(days=1), rows[-1]["date"]) if rows else None
+        self.sections = WellSections.from_rows(rows)
 
     def score(self, query: str, *, bare_depths: bool = False, depth_still: float = 0.0, depth_next: float = 0.0,
-              loose_dates: float = 0.0) -> StructuredMatch | None:
+              loose_dates: float = 0.0, sections: float = 0.0) -> StructuredMatch | None:
         """The reports answering ``query`` from typed fields, or ``None`` when it has no numeric/date pattern.
 
         Args:
@@ -516,11 +528,14 @@ class StructuredIndex:
                 (the days after it was reached, drilling on or not); ``depth_still`` wins for the ones that stayed.
             loose_dates: score (0 to 1; 0 = off) of each report covering a day of a loose date
                 (:func:`loose_period`, kind ``"period"``), read after an exact date and before the depths.
+            sections: score (0 to 1; 0 = off) of each report whose drilled interval meets a well section
+                the question names (:meth:`ddrsearch.retrieval.sections.WellSections.named`, kind
+                ``"section"``), read last: only a question with no other pattern gets it.
 
         Raises:
             ValueError: a score outside 0 to 1.
         """
-        check_scores(depth_still=depth_still, depth_next=depth_next, loose_dates=loose_dates)
+        check_scores(depth_still=depth_still, depth_next=depth_next, loose_dates=loose_dates, sections=sections)
         text = normalize(query)
         date = parse_date(text, self.years, span=self.span)
         if date is not None:
@@ -567,7 +582,16 @@ class StructuredIndex:
         n = _number(m[1]) if m else None
         if n is None and bare_depths:
             n = bare_depth(text, max((r["md_ft"] for r in self.rows if r.get("md_ft") is not None), default=0.0))
-        return self._depth_at(n, depth_still, depth_next) if n is not None else None
+        if n is not None:
+            return self._depth_at(n, depth_still, depth_next)
+        return self._section(text, sections) if sections > 0 else None
+
+    def _section(self, text: str, score: float) -> StructuredMatch | None:
+        """Every report whose drilled interval meets a well section ``text`` names, scored ``score``."""
+        names = self.sections.named(text)
+        hits = {r["report"]: score for r in self.rows if any(in_span(r, self.sections.spans[n]) for n in names)}
+        detail = "reports in the " + " or the ".join(self.sections.describe(n) for n in names)
+        return StructuredMatch("section", hits, detail=detail) if hits else None
 
     def _period(self, text: str, score: float) -> StructuredMatch | None:
         """Every report covering a day of the loose date ``text`` names, scored ``score`` (kind ``"period"``)."""
