@@ -353,3 +353,28 @@ def test_evidence_of_a_method_that_finds_no_relevant_report_is_named_not_nan(arc
     assert "NaN" not in out and "nan" not in table
     assert table.splitlines()[2].split()[0] == "keyword" and table.splitlines()[2].split()[-1] == "n/a"
     assert "evidence@5 n/a: keyword put no relevant report in any top 5" in out
+
+
+def test_eval_compares_the_default_with_what_it_was_built_from(capsys):
+    """``--methods hybrid,plain-hybrid,dense-chunks``: chapter 12's held-out comparison from the command line."""
+    from ddrsearch.cli.evaluate import COMPARED, eval_methods
+
+    assert eval_methods("hybrid,plain-hybrid,dense-chunks") == ["hybrid", *COMPARED]
+    with pytest.raises(ValueError, match="plain-hybrid, dense-chunks"):
+        eval_methods("plain")
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_the_plain_hybrid_has_no_lever_and_dense_chunks_searches_rows(sample):
+    """plain-hybrid is chapter 9's hybrid (leverbench.PLAIN: dense weight 0.5, each leg's best 100, BM25 with
+    expansion, every lever off); dense-chunks searches the operation-row chunks the default pipeline searches."""
+    from ddrsearch.cli.evaluate import build_method
+    from ddrsearch.evaluation.leverbench import PLAIN
+
+    plain = build_method("plain-hybrid", sample)
+    assert (plain.weight, plain.candidates, plain.prf, plain.structured, plain.lexicon, plain.sections,
+            plain.loose_dates, plain.asker) == (PLAIN["weight"], 100, None, 0.0, 0.0, 0.0, 0.0, False)
+    default = build_method("hybrid", sample)
+    dense = build_method("dense-chunks", sample)
+    assert [p.passage_id for p in dense.passages] == [p.passage_id for p in default.passages]

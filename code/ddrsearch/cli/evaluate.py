@@ -18,11 +18,16 @@ from pathlib import Path
 
 from ddrsearch.cli.outputs import unwritable_csv
 
-__all__ = ["EXPANDED", "add_eval_parser", "eval_methods"]
+__all__ = ["COMPARED", "EXPANDED", "add_eval_parser", "build_method", "eval_methods"]
 
 #: Method names eval accepts beyond :data:`ddrsearch.retrieval.pipeline.METHODS`: the lexical methods with
 #: rig abbreviations expanded (chapter 12's best single method is ``bm25+expand``).
 EXPANDED = ("keyword+expand", "bm25+expand")
+
+#: What the default pipeline (``hybrid``) is measured against in chapter 12's held-out table: ``plain-hybrid``,
+#: the hybrid of chapter 9 without any lever (:data:`ddrsearch.evaluation.leverbench.PLAIN`), and
+#: ``dense-chunks``, the dense leg alone over the same operation-row chunks.
+COMPARED = ("plain-hybrid", "dense-chunks")
 
 _RESAMPLES, _SEED = 2000, 0
 
@@ -35,7 +40,7 @@ def eval_methods(text: str, expand: bool = False) -> list[str]:
         expand: ``--expand``: ``keyword`` and ``bm25`` become ``keyword+expand`` and ``bm25+expand``.
 
     Returns:
-        Labels from :data:`ddrsearch.retrieval.pipeline.METHODS` and :data:`EXPANDED`.
+        Labels from :data:`ddrsearch.retrieval.pipeline.METHODS`, :data:`EXPANDED` and :data:`COMPARED`.
 
     Raises:
         ValueError: no method, an unknown one, one named twice, or ``--expand`` with no lexical method;
@@ -43,11 +48,11 @@ def eval_methods(text: str, expand: bool = False) -> list[str]:
     """
     from ddrsearch.retrieval.pipeline import METHODS
 
-    choices = ", ".join([*METHODS, *EXPANDED])
+    choices = ", ".join([*METHODS, *EXPANDED, *COMPARED])
     methods = [m.strip() for m in text.split(",") if m.strip()]
     if not methods:
         raise ValueError(f"--methods names no method; choose from {choices}")
-    unknown = [m for m in methods if m not in METHODS and m not in EXPANDED]
+    unknown = [m for m in methods if m not in METHODS and m not in EXPANDED and m not in COMPARED]
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {choices}")
     if expand:
@@ -65,6 +70,27 @@ def eval_methods(text: str, expand: bool = False) -> list[str]:
 
 
 GROUPINGS = ("category", "style", "kind", "difficulty")
+
+
+def build_method(label: str, reports):
+    """The indexed retriever an :func:`eval_methods` label names, over ``reports``.
+
+    Raises:
+        ValueError: a label that is not one of them.
+    """
+    from ddrsearch.retrieval.pipeline import build_retriever, make_retriever, passages_for
+
+    if label == "plain-hybrid":
+        from ddrsearch.evaluation.leverbench import PLAIN
+
+        retriever = make_retriever("hybrid", **{k: dict(v) if isinstance(v, dict) else v for k, v in PLAIN.items()})
+        retriever.index(passages_for(reports, "operation"))
+        retriever.attach_reports(reports)
+        return retriever
+    if label == "dense-chunks":
+        return build_retriever("dense", reports, unit="operation")
+    method, _, expand = label.partition("+")
+    return build_retriever(method, reports, **({"expand": True} if expand else {}))
 
 
 def _groupings(text: str) -> list[str]:
@@ -153,7 +179,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ddrsearch.evaluation.evaluate import breakdown, compare, evaluate_retriever, evidence_agreement
     from ddrsearch.evaluation.questionfiles import load_questions
     from ddrsearch.reading.report import read_reports
-    from ddrsearch.retrieval.pipeline import build_retriever
 
     try:
         methods = eval_methods(args.methods, args.expand)
@@ -207,8 +232,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
               f"{args.k} (ranks past the last report count as misses), so it is small.", file=sys.stderr)
     results, agreement = {}, {}
     for label in methods:
-        method, _, expand = label.partition("+")
-        retriever = build_retriever(method, reports, **({"expand": True} if expand else {}))
+        retriever = build_method(label, reports)
         results[label] = evaluate_retriever(retriever, questions, k=args.k)
         # share of the relevant reports in the top k whose shown row holds the judgement's quoted evidence
         agreement[label] = evidence_agreement(retriever, questions, k=args.k).attrs["agreement"]
@@ -268,7 +292,7 @@ def add_eval_parser(sub) -> None:
     p.add_argument("questions",
                    help=f"question-set YAML file, or the name of a shipped set: {', '.join(QUESTION_SETS)}")
     p.add_argument("--methods", default="keyword,bm25,dense,hybrid",
-                   help=f"comma-separated methods among {', '.join([*METHODS, *EXPANDED])} "
+                   help=f"comma-separated methods among {', '.join([*METHODS, *EXPANDED, *COMPARED])} "
                         "(default keyword,bm25,dense,hybrid)")
     p.add_argument("--baseline", metavar="METHOD", default=None,
                    help="the method the others' NDCG@k gain is measured against (default: the first method)")

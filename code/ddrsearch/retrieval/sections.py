@@ -147,9 +147,10 @@ class WellSections:
             spans[f"hole {size:g}"] = span
         order = sorted(sizes, reverse=True)
         if len(order) >= 2:
-            spans["surface"], spans["production"] = sizes[order[0]], sizes[order[-1]]
-        if len(order) >= 3:
-            spans["intermediate"] = (sizes[order[1]][0], sizes[order[-2]][1])
+            spans["surface"] = sizes[order[0]]
+            if len(order) >= 3:
+                spans["intermediate"] = (sizes[order[1]][0], sizes[order[-2]][1])
+            spans["production"] = sizes[order[-1]]
         deepest = max((r["md_ft"] for r in rows if r.get("md_ft") is not None), default=None)
         stations = sorted({(r["survey_md_ft"], r["inclination_deg"]) for r in rows
                            if r.get("survey_md_ft") is not None and r.get("inclination_deg") is not None})
