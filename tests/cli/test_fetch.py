@@ -55,3 +55,12 @@ def test_mirror_above_the_pdfs_suggests_the_folder(shared, tmp_path, capsys):
     assert main(["fetch", "--mirror", str(shared / "datasets" / "forge_archive"), "--dest", str(dest),
                  "--sample-only", "--quiet"]) == 0
     assert len(list(dest.glob("*.pdf"))) == 10
+
+
+@pytest.mark.data
+def test_cli_fetch_draws_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, archive_folder, capsys):
+    """Before: CI logs and redirected output held the bar's carriage-return frames ('Fetching reports: 100%|...')."""
+    dest = tmp_path / "dest"
+    assert main(["fetch", "--mirror", str(archive_folder), "--dest", str(dest), "--sample-only"]) == 0
+    out, err = capsys.readouterr()
+    assert "10 fetched" in out and "Fetching reports" not in err and "\r" not in err

@@ -18,7 +18,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     only = [e.file_name for e in load_manifest() if e.in_sample] if args.sample_only else None
     report = fetch_archive(
         args.dest, mirror=args.mirror, base_url=args.base_url, only=only,
-        replace_changed=args.replace_changed, progress=not args.quiet,
+        replace_changed=args.replace_changed, progress=not args.quiet and sys.stderr.isatty(),
     )
     print(report.summary())
     return 0
@@ -101,7 +101,8 @@ def add_fetch_parser(sub) -> None:
     p.add_argument("--sample-only", action="store_true", help="fetch only the ten-report sample")
     p.add_argument("--replace-changed", action="store_true",
                    help="move a local file whose hash differs to <name>.changed and fetch a fresh copy")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (none is drawn either when standard error is not a terminal)")
     p.set_defaults(func=_cmd_fetch)
 
 
