@@ -24,9 +24,11 @@ the sections:
 A boundary of the trajectory lies somewhere between two surveys (the reports
 print a few stations a day), so each section reaches to the far survey of
 its boundary: a report drilled between the last vertical station and the
-first built one is in both the pilot and the curve. These are the terms of
-drilling engineering (e.g. the "build section", "tangent section" and
-"kickoff point" of Schlumberger's Energy Glossary, glossary.slb.com); the
+first built one is in both the pilot and the curve. The shape is the
+"build and hold" profile of directional drilling: vertical to the kick-off
+point, a build section where the inclination (0 degrees down, 90 horizontal:
+SLB Energy Glossary, "borehole orientation") increases, then a tangent or hold
+section (the API glossary of directional drilling terms names the parts). The
 thresholds are this module's own choice, not a standard.
 
 :class:`WellSections` holds the sections of one set of reports as measured-depth
