@@ -14,7 +14,9 @@ def add_app_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("app", help="start the web app 'Ask the reports' on 127.0.0.1",
                        description="Start a local web app (Streamlit, on 127.0.0.1 only): type a question, see the "
                                    "answer card, the matching report rows with their PDF crops and scores, and how "
-                                   "the ranking was made. The reports are indexed once, when the page first loads.")
+                                   "the ranking was made. It uses the index on disk when it is current "
+                                   "(ddrsearch index build); otherwise it reads and indexes the reports once, "
+                                   "when the page first loads.")
     p.add_argument("--corpus", choices=["sample", "archive"], default="sample",
                    help="sample: the ten-report sample (default); archive: all 76 reports")
     p.add_argument("--dir", metavar="FOLDER", default=None, help="search every PDF in FOLDER instead of --corpus")
