@@ -101,6 +101,14 @@ def test_bit_rows_keep_the_bits_that_drilled():
     assert bit_rows({}) == []
 
 
+@pytest.mark.parametrize("out", ["inf", "Infinity", "1e9", "40,001"])
+def test_a_bit_row_whose_out_is_no_depth_is_left_out(out):
+    """The adversarial pass: a report printing OUT 'inf' (float() reads it) made the 12-1/4 hole reach to
+    infinity, so every later report was 'in the 12-1/4'; an OUT beyond the md_ft field's 40,000 ft is no depth."""
+    tables = {"DRILL BITS": [{"SIZE": "12.25", "IN": "1,644", "OUT": out}]}
+    assert bit_rows(tables) == []
+
+
 def _index() -> StructuredIndex:
     rows = [{"report": f"R{i}", "date": dt.date(2020, 11, i), "bit_size": None, **row} for i, row in enumerate(ROWS, 1)]
     return StructuredIndex(rows=rows)

@@ -41,9 +41,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ddrsearch.reading.fields import FIELDS
 from ddrsearch.text.words import normalize
 
-__all__ = ["DEVIATED", "HOLD", "SECTION_WORDS", "VERTICAL", "WellSections", "bit_rows", "in_span"]
+__all__ = ["DEVIATED", "HOLD", "SECTION_WORDS", "VERTICAL", "WellSections", "bit_rows", "drilled", "in_span"]
 
 #: Inclination (degrees) below which the hole counts as vertical.
 VERTICAL = 5.0
@@ -65,6 +66,8 @@ SECTION_WORDS: tuple[tuple[str, str], ...] = (
     (r"\bintermediate\s+(?:hole|section|interval)\b", "intermediate"),
     (r"\bproduction\s+(?:hole|section|interval)\b", "production"),
 )
+#: The deepest OUT a bit row can give (feet): the plausible range of the ``md_ft`` field.
+_MD_MAX = next(spec.high for spec in FIELDS if spec.name == "md_ft")
 _WORDS = tuple((re.compile(rx), name) for rx, name in SECTION_WORDS)
 
 #: A size as a question writes it: a whole number and a fraction in eighths, quarters or halves
@@ -82,11 +85,24 @@ def _number(raw) -> float | None:
         return None
 
 
+def drilled(size, top, bottom) -> bool:
+    """Whether ``[size, top, bottom]`` is a bit row that drilled, as :func:`bit_rows` keeps them: numbers, a size
+    over 1 and under 60 in, ``0 <= top < bottom`` and ``bottom`` a plausible MD (at most the ``md_ft`` field's
+    40,000 ft: an OUT printed ``inf`` or ``1e9`` is no depth).
+
+    >>> drilled(12.25, 1629.0, 5113.0), drilled(12.25, 0.0, float("inf")), drilled(True, 0, 100)
+    (True, False, False)
+    """
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (size, top, bottom))
+    return numbers and 1 < size < 60 and 0 <= top < bottom <= _MD_MAX
+
+
 def bit_rows(tables: Mapping[str, Sequence[Mapping[str, str]]]) -> list[list[float]]:
     """The DRILL BITS rows of one report that drilled: ``[[size in inches, IN ft, OUT ft], ...]``.
 
     A row without a readable size, IN or OUT, or whose OUT is not deeper than
-    its IN (a bit not yet pulled, or one that made no hole), is left out.
+    its IN (a bit not yet pulled, or one that made no hole), or not a plausible
+    depth (:func:`drilled`), is left out.
 
     Args:
         tables: a report's tables (:func:`ddrsearch.reading.fields.read_tables`).
@@ -94,7 +110,7 @@ def bit_rows(tables: Mapping[str, Sequence[Mapping[str, str]]]) -> list[list[flo
     out = []
     for row in tables.get("DRILL BITS", []):
         size, top, bottom = (_number(row.get(k, "")) for k in ("SIZE", "IN", "OUT"))
-        if size and 1 < size < 60 and top is not None and bottom is not None and bottom > top >= 0:
+        if drilled(size, top, bottom):
             out.append([size, top, bottom])
     return out
 
