@@ -560,8 +560,11 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
         raise StaleIndexError(f"The index {index_dir} holds a {opts['class']} pipeline, the default is now "
                               f"{cls.__name__}; rebuild it with: ddrsearch index build", ["the pipeline changed"])
     # the typed fields of the numeric/date path, stored with the index (no PDF is read)
-    structured = StructuredIndex.from_records(generation.header["structured"]) \
-        if "structured" in generation.header else None
+    try:
+        structured = StructuredIndex.from_records(generation.header["structured"]) \
+            if "structured" in generation.header else None
+    except ValueError as exc:  # an edited or damaged header: its records are not the ones an index build writes
+        raise damaged(Path(index_dir), generation.folder / "header.json", exc) from None
     hybrid = cls(bm25=bm25, dense=dense, structured_index=structured, **opts["hybrid"])
     dense.passages = hybrid.passages = passages
     return SearchIndex(Path(index_dir), generation, hybrid)
