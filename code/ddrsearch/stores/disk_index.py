@@ -460,6 +460,10 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     new = prepared.pipeline
     new.bm25.index(passages)  # the pipeline's BM25 leg, re-indexed over every passage
     header = generation.header
+    try:  # an edited or damaged header's records are not carried into the next generation
+        StructuredIndex.from_records(header.get("structured", []))
+    except ValueError as exc:
+        raise damaged(Path(index_dir), generation.folder / "header.json", exc) from None
     kept = [rec for rec in header.get("structured", []) if rec["report"] in kept_names]
     structured = sorted(kept + StructuredIndex(new_reports).to_records(),
                         key=lambda rec: (rec["date"], rec["report"]))
