@@ -45,6 +45,18 @@ def test_a_vertical_well_has_no_curve_and_two_sizes_no_intermediate():
     assert WellSections.from_rows([{"md_ft": 100.0}]).spans == {}  # no bit rows, no surveys: no sections
 
 
+
+def test_the_tangent_reaches_the_deepest_survey_when_the_last_reports_print_no_md():
+    """The adversarial pass: with the MD of the last reports unreadable (or implausible, so dropped) and their
+    surveys at 8,900 ft, the tangent ran from 5,900 ft 'to' the deepest MD read, 5,000 ft: a reversed span
+    ('tangent (5,900 to 5,000 ft MD)') that no report could meet, and the toe likewise."""
+    rows = [{**r, "md_ft": None} if r["md_ft"] > 5000 else r for r in ROWS]
+    spans = WellSections.from_rows(rows).spans
+    assert spans["tangent"] == (5900.0, 8900.0)
+    assert spans["toe"] == (8900.0 - 0.1 * (8900.0 - 6900.0), 8900.0)
+    assert all(top <= bottom for top, bottom in spans.values())
+
+
 @pytest.mark.parametrize(("question", "names"), [
     ("Did we ever have a total blackout on location in the 12-1/4?", ["hole 12.25"]),
     ("losses in the 12 1/4\" hole", ["hole 12.25"]),

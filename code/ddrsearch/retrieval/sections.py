@@ -167,9 +167,11 @@ class WellSections:
             if len(order) >= 3:
                 spans["intermediate"] = (sizes[order[1]][0], sizes[order[-2]][1])
             spans["production"] = sizes[order[-1]]
-        deepest = max((r["md_ft"] for r in rows if r.get("md_ft") is not None), default=None)
         stations = sorted({(r["survey_md_ft"], r["inclination_deg"]) for r in rows
                            if r.get("survey_md_ft") is not None and r.get("inclination_deg") is not None})
+        # the deepest point known: a report's MD, or a survey station below it (the last reports' MD unreadable)
+        deepest = max([r["md_ft"] for r in rows if r.get("md_ft") is not None] + [md for md, _ in stations],
+                      default=None)
         if deepest is not None and stations and max(i for _, i in stations) >= DEVIATED:
             spans.update(cls._trajectory(stations, deepest, list(sizes.values())))
         return cls(spans)
