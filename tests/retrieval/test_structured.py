@@ -314,6 +314,23 @@ def test_a_well_word_after_before_is_no_spud():
     assert loose_period("before the well control drill", spud=dt.date(2020, 10, 30)) is None
 
 
+@pytest.mark.parametrize(("question", "spud"), [
+    ("what did we do before the well started flowing?", False),
+    ("before the well started to flow", False),
+    ("mud lost before the well began losing returns", False),
+    ("before the well started taking fluid", False),
+    ("before the well started drilling", True),
+    ("before the well started, was the display down", True),
+])
+def test_the_well_starting_to_do_something_is_no_spud(question, spud):
+    """The adversarial pass: 'before the well started' read as before spud whatever followed, so a kick or
+    losses question ('before the well started flowing') gave 0.3 to the ten rig-up reports before spud."""
+    from ddrsearch.retrieval.structured import loose_period
+
+    found = loose_period(question, spud=dt.date(2020, 10, 30), span=(dt.date(2020, 10, 20), dt.date(2021, 1, 6)))
+    assert (found is not None) is spud
+
+
 _RECORD = {"report": "R1.pdf", "date": "2020-11-05", "bit_size": 12.25, "bits": [[12.25, 1629.0, 2630.0]],
            "md_ft": 2630.0}
 

@@ -283,8 +283,11 @@ _LOOSE = re.compile(
     rf"({_LOOSE_MONTH})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
 #: Before spud, as a question says it: ``before spud``, ``prior to spudding``, ``before we spudded``, ``before the
 #: well started`` / ``was spudded`` (the well's start is its spud), with ``the day`` (night, morning, evening) before.
+#: The well starting or beginning *to do* something (``started flowing``, ``began to lose returns``) is no spud;
+#: ``started drilling`` is.
 _SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?"
-                   r"(?:spud(?:ding|ded)?|we\s+spud(?:ded)?|(?:the\s+)?well\s+(?:was\s+)?(?:started|spud(?:ded)?|began))\b")
+                   r"(?:spud(?:ding|ded)?|we\s+spud(?:ded)?|(?:the\s+)?well\s+(?:was\s+)?"
+                   r"(?:(?:started|began)(?!\s+(?:to\b|(?!drilling\b)\w+ing\b))|spud(?:ded)?))\b")
 
 
 def structured_words(query: str) -> list[str]:
