@@ -378,3 +378,12 @@ def test_the_plain_hybrid_has_no_lever_and_dense_chunks_searches_rows(sample):
     default = build_method("hybrid", sample)
     dense = build_method("dense-chunks", sample)
     assert [p.passage_id for p in dense.passages] == [p.passage_id for p in default.passages]
+
+
+def test_a_baseline_with_control_characters_is_named_without_them(capsys):
+    """The adversarial pass: ``--baseline $'\\x1b[2Jx\\x07'`` was echoed raw to the terminal (the escape cleared
+    the screen, the bell rang) in 'is not among the methods'; the method names were already shown escaped."""
+    assert main(["eval", "starter", "--methods", "hybrid,plain-hybrid", "--baseline", "\x1b[2Jdense\x07"]) == 2
+    err = capsys.readouterr().err
+    assert "--baseline dense is not among the methods (hybrid, plain-hybrid)" in err
+    assert "\x1b" not in err and "\x07" not in err

@@ -45,6 +45,18 @@ def test_a_vertical_well_has_no_curve_and_two_sizes_no_intermediate():
     assert WellSections.from_rows([{"md_ft": 100.0}]).spans == {}  # no bit rows, no surveys: no sections
 
 
+
+def test_the_tangent_reaches_the_deepest_survey_when_the_last_reports_print_no_md():
+    """The adversarial pass: with the MD of the last reports unreadable (or implausible, so dropped) and their
+    surveys at 8,900 ft, the tangent ran from 5,900 ft 'to' the deepest MD read, 5,000 ft: a reversed span
+    ('tangent (5,900 to 5,000 ft MD)') that no report could meet, and the toe likewise."""
+    rows = [{**r, "md_ft": None} if r["md_ft"] > 5000 else r for r in ROWS]
+    spans = WellSections.from_rows(rows).spans
+    assert spans["tangent"] == (5900.0, 8900.0)
+    assert spans["toe"] == (8900.0 - 0.1 * (8900.0 - 6900.0), 8900.0)
+    assert all(top <= bottom for top, bottom in spans.values())
+
+
 @pytest.mark.parametrize(("question", "names"), [
     ("Did we ever have a total blackout on location in the 12-1/4?", ["hole 12.25"]),
     ("losses in the 12 1/4\" hole", ["hole 12.25"]),
@@ -99,6 +111,14 @@ def test_bit_rows_keep_the_bits_that_drilled():
                              {"SIZE": "", "IN": "1", "OUT": "2"}, {"SIZE": "8.75", "IN": "5,501", "OUT": "5,501"}]}
     assert bit_rows(tables) == [[12.25, 1644.0, 2630.0]]
     assert bit_rows({}) == []
+
+
+@pytest.mark.parametrize("out", ["inf", "Infinity", "1e9", "40,001"])
+def test_a_bit_row_whose_out_is_no_depth_is_left_out(out):
+    """The adversarial pass: a report printing OUT 'inf' (float() reads it) made the 12-1/4 hole reach to
+    infinity, so every later report was 'in the 12-1/4'; an OUT beyond the md_ft field's 40,000 ft is no depth."""
+    tables = {"DRILL BITS": [{"SIZE": "12.25", "IN": "1,644", "OUT": out}]}
+    assert bit_rows(tables) == []
 
 
 def _index() -> StructuredIndex:

@@ -312,3 +312,50 @@ def test_a_well_word_after_before_is_no_spud():
     from ddrsearch.retrieval.structured import loose_period
 
     assert loose_period("before the well control drill", spud=dt.date(2020, 10, 30)) is None
+
+
+@pytest.mark.parametrize(("question", "spud"), [
+    ("what did we do before the well started flowing?", False),
+    ("before the well started to flow", False),
+    ("mud lost before the well began losing returns", False),
+    ("before the well started taking fluid", False),
+    ("before the well started drilling", True),
+    ("before the well started, was the display down", True),
+])
+def test_the_well_starting_to_do_something_is_no_spud(question, spud):
+    """The adversarial pass: 'before the well started' read as before spud whatever followed, so a kick or
+    losses question ('before the well started flowing') gave 0.3 to the ten rig-up reports before spud."""
+    from ddrsearch.retrieval.structured import loose_period
+
+    found = loose_period(question, spud=dt.date(2020, 10, 30), span=(dt.date(2020, 10, 20), dt.date(2021, 1, 6)))
+    assert (found is not None) is spud
+
+
+_RECORD = {"report": "R1.pdf", "date": "2020-11-05", "bit_size": 12.25, "bits": [[12.25, 1629.0, 2630.0]],
+           "md_ft": 2630.0}
+
+
+@pytest.mark.parametrize(("records", "message"), [
+    ([{**_RECORD, "bits": [[12.25, float("nan"), 2630.0]]}], r"record 0 \('R1.pdf'\): bits .*nan"),
+    ([{**_RECORD, "bits": [[12.25, 0.0, float("inf")]]}], r"record 0 \('R1.pdf'\): bits .*inf"),
+    ([{**_RECORD, "bits": [[12.25, 2630.0, 1629.0]]}], "bits"),   # IN below OUT
+    ([{**_RECORD, "bits": [[12.25, -500.0, 100.0]]}], "bits"),
+    ([{**_RECORD, "bits": [["12.25", 0.0, 100.0]]}], "bits"),     # a string where a number belongs
+    ([{**_RECORD, "bits": [[12.25, 0.0]]}], "bits"),
+    ([{**_RECORD, "bits": 5}], "bits"),
+    ([{**_RECORD, "bits": [[[1], 0, 100]]}], "bits"),
+    ([{**_RECORD, "md_ft": "2630"}], r"md_ft '2630' is not a number"),
+    ([{**_RECORD, "inclination_deg": True}], "inclination_deg"),
+    ([{k: v for k, v in _RECORD.items() if k != "date"}], "record 0 is not an object with a report name"),
+    ([{**_RECORD, "date": "2020-13-45"}], "not an ISO date"),
+    ([None], "record 0 is not an object"),
+    ({"report": "R1.pdf"}, "not a list of records"),
+])
+def test_records_an_index_build_cannot_have_written_are_refused_by_name(records, message):
+    """The adversarial pass: a header.json whose structured records were edited reached WellSections.from_rows
+    and the typed fields raw: bits [[12.25, 0, inf]] made the 12-1/4 hole reach to infinity, NaN or reversed IN/OUT
+    were kept silently, and a string size, a short row or a record without a date stopped the search with a
+    TypeError traceback or a bare 'not enough values to unpack'. Each is now a ValueError naming the record."""
+    with pytest.raises(ValueError, match=message):
+        StructuredIndex.from_records(records)
+    assert StructuredIndex.from_records([_RECORD]).sections.spans == {"hole 12.25": (1629.0, 2630.0)}

@@ -210,3 +210,42 @@ def test_vectors_of_the_wrong_width_or_not_finite_and_nested_json_are_a_damaged_
     (generation.folder / "passages.json").write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(SearchIndexError, match=r"is damaged \(passages.json: "):
         open_index(tmp_path / "ix", embedder=embedder)
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_edited_structured_records_in_the_header_are_a_damaged_index(six, tmp_path, embedder):
+    """The adversarial pass: header.json's structured records with bits [[12.25, 0, inf]] searched silently
+    (every report 'in the 12-1/4'), and a string bit size stopped the search with a TypeError traceback."""
+    import json
+
+    generation = build_index(six[:5], tmp_path / "ix", embedder=embedder)
+    path = generation.folder / "header.json"
+    header = json.loads(path.read_text())
+    for bits in ([[12.25, 0.0, float("inf")]], [["12.25", 0.0, 100.0]]):
+        header["structured"][0]["bits"] = bits
+        path.write_text(json.dumps(header))
+        with pytest.raises(SearchIndexError, match=r"is damaged \(header.json: structured record 0 .*bits"):
+            open_index(tmp_path / "ix", embedder=embedder)
+        # nor are they carried into a new generation by an add (which said 'added 1 report(s)')
+        with pytest.raises(SearchIndexError, match=r"is damaged \(header.json: structured record 0 .*bits"):
+            add_reports(six[5:], tmp_path / "ix", embedder=embedder)
+        assert current_generation(tmp_path / "ix").header["generation"] == 1
+
+
+@pytest.mark.data
+@pytest.mark.model
+@pytest.mark.parametrize("edit", [{"sections": "0.3"}, {"sections": None}, {"sections": 5}, {"bogus": 1}])
+def test_edited_pipeline_settings_in_the_header_are_a_damaged_index(six, tmp_path, embedder, edit):
+    """The adversarial pass: header.json's settings with the new sections score a string or null, or an unknown
+    option, stopped 'ddrsearch search' with a TypeError traceback; sections 5 with 'sections must be a score
+    from 0 to 1' and no index named. Each is now 'damaged (header.json: settings hybrid: ...)'."""
+    import json
+
+    generation = build_index(six[:2], tmp_path / "ix", embedder=embedder)
+    path = generation.folder / "header.json"
+    header = json.loads(path.read_text())
+    header["settings"]["hybrid"].update(edit)
+    path.write_text(json.dumps(header))
+    with pytest.raises(SearchIndexError, match=r"is damaged \(header.json: settings hybrid: "):
+        open_index(tmp_path / "ix", embedder=embedder)

@@ -193,8 +193,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.expand and baseline in ("keyword", "bm25"):
         baseline += "+expand"
     if baseline not in methods:
-        print(f"ddrsearch eval: --baseline {args.baseline} is not among the methods ({', '.join(methods)}); "
-              "name one of them", file=sys.stderr)
+        from ddrsearch.answers.generation import strip_controls  # the value as typed, without escape sequences
+
+        print(f"ddrsearch eval: --baseline {strip_controls(args.baseline)} is not among the methods "
+              f"({', '.join(methods)}); name one of them", file=sys.stderr)
         return 2
     if args.out is not None:  # checked before the evaluation runs, which can take minutes, not after it
         problem = unwritable_csv(args.out, also="_means.csv")

@@ -43,9 +43,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ddrsearch.reading.fields import FIELDS
 from ddrsearch.text.words import normalize
 
-__all__ = ["DEVIATED", "HOLD", "SECTION_WORDS", "VERTICAL", "WellSections", "bit_rows", "in_span"]
+__all__ = ["DEVIATED", "HOLD", "SECTION_WORDS", "VERTICAL", "WellSections", "bit_rows", "drilled", "in_span"]
 
 #: Inclination (degrees) below which the hole counts as vertical.
 VERTICAL = 5.0
@@ -67,6 +68,8 @@ SECTION_WORDS: tuple[tuple[str, str], ...] = (
     (r"\bintermediate\s+(?:hole|section|interval)\b", "intermediate"),
     (r"\bproduction\s+(?:hole|section|interval)\b", "production"),
 )
+#: The deepest OUT a bit row can give (feet): the plausible range of the ``md_ft`` field.
+_MD_MAX = next(spec.high for spec in FIELDS if spec.name == "md_ft")
 _WORDS = tuple((re.compile(rx), name) for rx, name in SECTION_WORDS)
 
 #: A size as a question writes it: a whole number and a fraction in eighths, quarters or halves
@@ -84,11 +87,24 @@ def _number(raw) -> float | None:
         return None
 
 
+def drilled(size, top, bottom) -> bool:
+    """Whether ``[size, top, bottom]`` is a bit row that drilled, as :func:`bit_rows` keeps them: numbers, a size
+    over 1 and under 60 in, ``0 <= top < bottom`` and ``bottom`` a plausible MD (at most the ``md_ft`` field's
+    40,000 ft: an OUT printed ``inf`` or ``1e9`` is no depth).
+
+    >>> drilled(12.25, 1629.0, 5113.0), drilled(12.25, 0.0, float("inf")), drilled(True, 0, 100)
+    (True, False, False)
+    """
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (size, top, bottom))
+    return numbers and 1 < size < 60 and 0 <= top < bottom <= _MD_MAX
+
+
 def bit_rows(tables: Mapping[str, Sequence[Mapping[str, str]]]) -> list[list[float]]:
     """The DRILL BITS rows of one report that drilled: ``[[size in inches, IN ft, OUT ft], ...]``.
 
     A row without a readable size, IN or OUT, or whose OUT is not deeper than
-    its IN (a bit not yet pulled, or one that made no hole), is left out.
+    its IN (a bit not yet pulled, or one that made no hole), or not a plausible
+    depth (:func:`drilled`), is left out.
 
     Args:
         tables: a report's tables (:func:`ddrsearch.reading.fields.read_tables`).
@@ -96,7 +112,7 @@ def bit_rows(tables: Mapping[str, Sequence[Mapping[str, str]]]) -> list[list[flo
     out = []
     for row in tables.get("DRILL BITS", []):
         size, top, bottom = (_number(row.get(k, "")) for k in ("SIZE", "IN", "OUT"))
-        if size and 1 < size < 60 and top is not None and bottom is not None and bottom > top >= 0:
+        if drilled(size, top, bottom):
             out.append([size, top, bottom])
     return out
 
@@ -153,9 +169,11 @@ class WellSections:
             if len(order) >= 3:
                 spans["intermediate"] = (sizes[order[1]][0], sizes[order[-2]][1])
             spans["production"] = sizes[order[-1]]
-        deepest = max((r["md_ft"] for r in rows if r.get("md_ft") is not None), default=None)
         stations = sorted({(r["survey_md_ft"], r["inclination_deg"]) for r in rows
                            if r.get("survey_md_ft") is not None and r.get("inclination_deg") is not None})
+        # the deepest point known: a report's MD, or a survey station below it (the last reports' MD unreadable)
+        deepest = max([r["md_ft"] for r in rows if r.get("md_ft") is not None] + [md for md, _ in stations],
+                      default=None)
         if deepest is not None and stations and max(i for _, i in stations) >= DEVIATED:
             spans.update(cls._trajectory(stations, deepest, list(sizes.values())))
         return cls(spans)

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 
 from ddrsearch.reading.fields import FIELDS, read_tables, typed_fields
 from ddrsearch.reading.report import Report
-from ddrsearch.retrieval.sections import WellSections, bit_rows, in_span
+from ddrsearch.retrieval.sections import WellSections, bit_rows, drilled, in_span
 from ddrsearch.text.words import normalize
 
 __all__ = ["DEPTH_UNITS_AFTER", "HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch",
@@ -283,8 +283,11 @@ _LOOSE = re.compile(
     rf"({_LOOSE_MONTH})(?!\w)(?:\s*,?\s*((?:19|20)\d{{2}}))?")
 #: Before spud, as a question says it: ``before spud``, ``prior to spudding``, ``before we spudded``, ``before the
 #: well started`` / ``was spudded`` (the well's start is its spud), with ``the day`` (night, morning, evening) before.
+#: The well starting or beginning *to do* something (``started flowing``, ``began to lose returns``) is no spud;
+#: ``started drilling`` is.
 _SPUD = re.compile(r"\b(?:(?:the\s+)?(day|night|morning|evening)\s+)?(before|prior to)\s+(?:the\s+)?"
-                   r"(?:spud(?:ding|ded)?|we\s+spud(?:ded)?|(?:the\s+)?well\s+(?:was\s+)?(?:started|spud(?:ded)?|began))\b")
+                   r"(?:spud(?:ding|ded)?|we\s+spud(?:ded)?|(?:the\s+)?well\s+(?:was\s+)?"
+                   r"(?:(?:started|began)(?!\s+(?:to\b|(?!drilling\b)\w+ing\b))|spud(?:ded)?))\b")
 
 
 def structured_words(query: str) -> list[str]:
@@ -454,6 +457,26 @@ _OTHER_DEPTH_OBJECT = re.compile(r"\b(?:plugs?|shoes?|casing|liners?|cement\w*|p
                                  r"window|perf\w*|whipstock|bridge)\b")
 
 
+def _row_of_record(i: int, rec) -> dict:
+    """Record ``i`` of :meth:`StructuredIndex.to_records`, its date read back, or ``ValueError`` saying what is wrong."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("report"), str) or not isinstance(rec.get("date"), str):
+        raise ValueError(f"structured record {i} is not an object with a report name and an ISO date")
+    where = f"structured record {i} ({rec['report'][:80]!r})"
+    try:
+        date = dt.date.fromisoformat(rec["date"])
+    except ValueError:
+        raise ValueError(f"{where}: date {rec['date'][:40]!r} is not an ISO date") from None
+    for key in ("bit_size", *_RANGES):
+        value = rec.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ValueError(f"{where}: {key} {str(value)[:40]!r} is not a number")
+    bits = rec.get("bits") or []
+    if not isinstance(bits, list) or not all(isinstance(b, list) and len(b) == 3 and drilled(*b) for b in bits):
+        raise ValueError(f"{where}: bits {str(bits)[:80]!r} are not [size in, IN ft, OUT ft] rows of a bit that "
+                         "drilled (0 <= IN < OUT <= 40,000)")
+    return {**rec, "date": date}
+
+
 class StructuredIndex:
     """The typed fields of a set of reports, ready to answer numeric and date questions.
 
@@ -490,10 +513,17 @@ class StructuredIndex:
 
     @classmethod
     def from_records(cls, records: Sequence[dict]) -> StructuredIndex:
-        """Rebuild the index from :meth:`to_records` output (no PDF is read)."""
-        import datetime as _dt
+        """Rebuild the index from :meth:`to_records` output (no PDF is read).
 
-        return cls(rows=[{**r, "date": _dt.date.fromisoformat(r["date"])} for r in records])
+        Raises:
+            ValueError: records :meth:`to_records` cannot have written (an index header damaged or edited):
+                not a list of objects, a record without a report name or ISO date, a typed field that is not
+                a number, ``bits`` that are not rows :func:`ddrsearch.retrieval.sections.bit_rows` keeps;
+                the message names the record and the value.
+        """
+        if not isinstance(records, list):
+            raise ValueError(f"the structured records are {type(records).__name__}, not a list of records")
+        return cls(rows=[_row_of_record(i, r) for i, r in enumerate(records)])
 
     def _set_rows(self, rows: list[dict]) -> None:
         for row in rows:  # an implausible value (kept and flagged by typed_fields) answers nothing here

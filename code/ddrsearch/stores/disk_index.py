@@ -460,6 +460,10 @@ def _merge(index_dir, generation: Generation, result: AddResult, batch: dict[str
     new = prepared.pipeline
     new.bm25.index(passages)  # the pipeline's BM25 leg, re-indexed over every passage
     header = generation.header
+    try:  # an edited or damaged header's records are not carried into the next generation
+        StructuredIndex.from_records(header.get("structured", []))
+    except ValueError as exc:
+        raise damaged(Path(index_dir), generation.folder / "header.json", exc) from None
     kept = [rec for rec in header.get("structured", []) if rec["report"] in kept_names]
     structured = sorted(kept + StructuredIndex(new_reports).to_records(),
                         key=lambda rec: (rec["date"], rec["report"]))
@@ -530,6 +534,15 @@ class SearchIndex:
         return retriever.search(query, k)
 
 
+def _from_settings(index_dir, generation: Generation, what: str, make):
+    """``make()``: a retriever built from the header's settings ``what``; settings an index build cannot have
+    written (an unknown option, a string or ``null`` score, ``sections: 5``) are a damaged index."""
+    try:
+        return make()
+    except (TypeError, ValueError, KeyError) as exc:
+        raise damaged(Path(index_dir), generation.folder / "header.json", f"settings {what}: {exc}") from None
+
+
 def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None) -> SearchIndex:
     """Load the current generation of an index for searching (the model loads at the first query).
 
@@ -541,12 +554,13 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
         raise SearchIndexError(f"No index at {index_dir}; build one with: ddrsearch index build")
     opts = generation.header["settings"]
     passages = generation.passages()
-    bm25 = BM25Retriever(**opts["bm25"])
+    bm25 = _from_settings(index_dir, generation, "bm25", lambda: BM25Retriever(**opts["bm25"]))
     try:
         bm25.restore(generation.bm25_dir, passages)
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise damaged(Path(index_dir), generation.bm25_dir, exc) from None
-    dense = DenseRetriever(embedder=embedder or Embedder(), **opts["dense"])
+    embedder = embedder or Embedder()
+    dense = _from_settings(index_dir, generation, "dense", lambda: DenseRetriever(embedder=embedder, **opts["dense"]))
     dense.matrix = np.asfortranarray(generation.vectors())  # the in-memory layout (DenseRetriever): the same scores
     if not passages or len(passages) != len(dense.matrix):
         raise damaged(Path(index_dir), generation.folder / "passages.json",
@@ -560,9 +574,13 @@ def open_index(index_dir: str | os.PathLike, *, embedder: Embedder | None = None
         raise StaleIndexError(f"The index {index_dir} holds a {opts['class']} pipeline, the default is now "
                               f"{cls.__name__}; rebuild it with: ddrsearch index build", ["the pipeline changed"])
     # the typed fields of the numeric/date path, stored with the index (no PDF is read)
-    structured = StructuredIndex.from_records(generation.header["structured"]) \
-        if "structured" in generation.header else None
-    hybrid = cls(bm25=bm25, dense=dense, structured_index=structured, **opts["hybrid"])
+    try:
+        structured = StructuredIndex.from_records(generation.header["structured"]) \
+            if "structured" in generation.header else None
+    except ValueError as exc:  # an edited or damaged header: its records are not the ones an index build writes
+        raise damaged(Path(index_dir), generation.folder / "header.json", exc) from None
+    hybrid = _from_settings(index_dir, generation, "hybrid",
+                            lambda: cls(bm25=bm25, dense=dense, structured_index=structured, **opts["hybrid"]))
     dense.passages = hybrid.passages = passages
     return SearchIndex(Path(index_dir), generation, hybrid)
 
