@@ -35,7 +35,7 @@ def test_the_trajectory_sections_reach_to_the_far_survey_of_each_boundary():
     assert spans["curve"] == (4900.0, 6900.0)
     assert spans["tangent"] == (5900.0, 9000.0)
     assert spans["pilot"] == (4000.0, 5900.0)  # the vertical part of the 8.75-in hole, where the well kicks off
-    assert spans["toe"] == (9000.0 - 0.1 * (9000.0 - 6900.0), 9000.0)
+    assert spans["toe"] == (9000.0 - 0.1 * (9000.0 - 5900.0), 9000.0)  # the deepest tenth of the tangent as listed
 
 
 def test_a_vertical_well_has_no_curve_and_two_sizes_no_intermediate():
@@ -45,15 +45,14 @@ def test_a_vertical_well_has_no_curve_and_two_sizes_no_intermediate():
     assert WellSections.from_rows([{"md_ft": 100.0}]).spans == {}  # no bit rows, no surveys: no sections
 
 
-
 def test_the_tangent_reaches_the_deepest_survey_when_the_last_reports_print_no_md():
-    """The adversarial pass: with the MD of the last reports unreadable (or implausible, so dropped) and their
+    """Before: with the MD of the last reports unreadable (or implausible, so dropped) and their
     surveys at 8,900 ft, the tangent ran from 5,900 ft 'to' the deepest MD read, 5,000 ft: a reversed span
     ('tangent (5,900 to 5,000 ft MD)') that no report could meet, and the toe likewise."""
     rows = [{**r, "md_ft": None} if r["md_ft"] > 5000 else r for r in ROWS]
     spans = WellSections.from_rows(rows).spans
     assert spans["tangent"] == (5900.0, 8900.0)
-    assert spans["toe"] == (8900.0 - 0.1 * (8900.0 - 6900.0), 8900.0)
+    assert spans["toe"] == (8900.0 - 0.1 * (8900.0 - 5900.0), 8900.0)
     assert all(top <= bottom for top, bottom in spans.values())
 
 
@@ -85,6 +84,13 @@ def test_the_sections_a_question_names(question, names):
     "pipe came to surface",                  # surface without hole/section/interval
     "the vertical seismic profile",          # vertical without section/hole/part/interval
     "tow truck on location",
+    "what was the vertical section at TD?",  # VS, the displacement SURVEY DATA prints
+    "pilot bit wear",
+    "the crew's learning curve",
+    "lateral vibration on the MWD",
+    "lateral shocks",
+    "stubbed toe injury on the floor",
+    "toe boards missing",
 ])
 def test_what_names_no_section(question):
     assert WellSections.from_rows(ROWS).named(question) == []

@@ -359,3 +359,18 @@ def test_records_an_index_build_cannot_have_written_are_refused_by_name(records,
     with pytest.raises(ValueError, match=message):
         StructuredIndex.from_records(records)
     assert StructuredIndex.from_records([_RECORD]).sections.spans == {"hole 12.25": (1629.0, 2630.0)}
+
+
+def test_an_extreme_within_a_named_section_is_read_among_that_sections_reports():
+    """Before: 'heaviest mud in the lateral' gave the whole well's 9.3 ppg, from the vertical hole; with sections on,
+    the extreme is read among the reports drilled in the tangent (off: as before)."""
+    rows = [{"report": f"R{i}", "date": dt.date(2020, 11, i), "bit_size": 8.75, "bits": [[8.75, top, md]],
+             "md_ft": md, "survey_md_ft": md - 50.0, "inclination_deg": inc, "mud_weight_max_ppg": mw}
+            for i, (top, md, inc, mw) in enumerate([(0.0, 3000.0, 1.0, 9.3), (3000.0, 4000.0, 30.0, 9.0),
+                                                    (4000.0, 6000.0, 60.0, 9.2), (6000.0, 8000.0, 61.0, 9.1)], 1)]
+    index = StructuredIndex(rows=rows)
+    assert index.score("heaviest mud in the lateral").value == 9.3
+    m = index.score("heaviest mud in the lateral", sections=0.3)
+    assert (m.kind, m.value, m.holders) == ("extreme", 9.2, ("R3",))
+    assert m.detail == "highest mud_weight_max_ppg (in the tangent (3,950 to 8,000 ft MD))"
+    assert index.score("heaviest mud weight", sections=0.3).value == 9.3  # no section named: the whole well

@@ -57,13 +57,16 @@ DEVIATED = 30.0
 
 #: What a question writes for each section (regular expressions on :func:`ddrsearch.text.words.normalize`'s
 #: lower-case text) -> the section's name. A hole size (``12-1/4``, ``12 1/4"``, ``12.25 in``) is read
-#: apart, by :meth:`WellSections.named`.
+#: apart, by :meth:`WellSections.named`. The same words in their other senses name no section: a pilot bit
+#: or mill, the vertical section (VS, the displacement SURVEY DATA prints), a learning curve, lateral
+#: vibration or shocks, toe boards and a stubbed toe.
 SECTION_WORDS: tuple[tuple[str, str], ...] = (
-    (r"\bpilot(?:\s+hole)?\b", "pilot"),
-    (r"\bvertical\s+(?:section|hole|part|interval)\b", "vertical"),
-    (r"\b(?:curve|build(?:-?up|ing)?\s+(?:section|interval))\b", "curve"),
-    (r"\b(?:tangent|lateral|horizontal)\b", "tangent"),
-    (r"\btoe\b", "toe"),
+    (r"\bpilot(?:\s+hole)?\b(?!\s+(?:bits?|mills?|reamers?|tubes?|lights?|assembl\w*)\b)", "pilot"),
+    (r"\bvertical\s+(?:hole|part|interval)\b", "vertical"),
+    (r"(?<!learning )\b(?:curve|build(?:-?up|ing)?\s+(?:section|interval))\b", "curve"),
+    (r"\b(?:tangent|horizontal|lateral(?!\s+(?:vibrations?|shocks?|motion|movement|loads?|forces?|"
+     r"displacement|stress(?:es)?)\b))\b", "tangent"),
+    (r"(?<!stubbed )(?<!steel )\btoe\b(?!\s*-?\s*(?:boards?|caps?|injury|injuries)\b)", "toe"),
     (r"\bsurface\s+(?:hole|section|interval)\b", "surface"),
     (r"\bintermediate\s+(?:hole|section|interval)\b", "intermediate"),
     (r"\bproduction\s+(?:hole|section|interval)\b", "production"),
@@ -196,7 +199,7 @@ class WellSections:
             return {}
         tangent = (landing[0], deepest)
         out = {"vertical": (0.0, kickoff[1]), "curve": (kickoff[0], landing[1]), "tangent": tangent,
-               "toe": (deepest - 0.1 * (deepest - landing[1]), deepest)}
+               "toe": (deepest - 0.1 * (deepest - tangent[0]), deepest)}
         hole = next((span for span in holes if span[0] < kickoff[0] <= span[1]), None)
         if hole is not None:
             out["pilot"] = (hole[0], kickoff[1])

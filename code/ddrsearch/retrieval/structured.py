@@ -602,12 +602,12 @@ class StructuredIndex:
             for pattern, fld in _EXTREMES:
                 if re.search(pattern, text):
                     return self._extreme(text, fld, m[1] in ("worst", "least", "lowest", "minimum", "min",
-                                                              "smallest", "slowest", "lightest"))
+                                                              "smallest", "slowest", "lightest"), sections > 0)
         # the deepest point: after the other fields, so "mud weight at total depth" is not a depth question
         if ((m and m[1] in _HIGHEST_DEPTH and re.search(_DEPTH, text)) or
                 (_DEEPEST.search(text) and not any(re.search(p, text) for p, _ in _EXTREMES))) and \
                 not _OTHER_DEPTH_OBJECT.search(text):
-            return self._extreme(text, "md_ft", False)
+            return self._extreme(text, "md_ft", False, sections > 0)
         m = re.search(rf"\b(?:at|to|from|near|around)\s+{_NUM}{_FEET}", text)
         n = _number(m[1]) if m else None
         if n is None and bare_depths:
@@ -650,18 +650,25 @@ class StructuredIndex:
         return StructuredMatch("depth_at", hits, (n, n), f"drilled interval holds {n:,.0f} ft",
                                {rep: (n, n) for rep in hits}) if hits else None
 
-    def _extreme(self, text: str, fld: str, lowest: bool) -> StructuredMatch | None:
+    def _extreme(self, text: str, fld: str, lowest: bool, sections: bool = False) -> StructuredMatch | None:
+        """The report(s) holding the highest (``lowest``: lowest) ``fld``, within the hole size ``text`` names
+        (``8 3/4 hole``: the DRILL BITS size) or, with ``sections``, within the well sections it names
+        (``heaviest mud in the lateral``: the reports drilled in the tangent)."""
         rows = [r for r in self.rows if r.get(fld) is not None and (fld not in ("footage_ft", "md_ft") or r[fld] > 0)]
         hole = _HOLE.search(text)
+        names = self.sections.named(text) if sections and not hole else []
         if hole:
             size = float(hole[1]) + (int(hole[2]) / int(hole[3]) if hole[2] else 0.0)
             rows = [r for r in rows if r["bit_size"] is not None and abs(r["bit_size"] - size) < 0.01]
+        elif names:
+            rows = [r for r in rows if any(in_span(r, self.sections.spans[n]) for n in names)]
         if not rows:
             return None
         ordered = sorted(rows, key=lambda r: r[fld], reverse=not lowest)
         best = ordered[0][fld]
         # the extreme scores 1; the next two get a little, as near-misses of a noisy field
         scores = {r["report"]: 1.0 if r[fld] == best else 0.3 for r in ordered[:3]}
-        within = f" ({size:g} in hole)" if hole else ""
+        within = f" ({size:g} in hole)" if hole else \
+            f" (in the {' or the '.join(self.sections.describe(n) for n in names)})" if names else ""
         return StructuredMatch("extreme", scores, detail=f"{'lowest' if lowest else 'highest'} {fld}{within}",
                                value=best, field=fld, holders=tuple(r["report"] for r in ordered if r[fld] == best))
