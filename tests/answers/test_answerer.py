@@ -539,3 +539,27 @@ def test_impossible_day_names_a_month_and_day_that_is_no_date_in_any_year_meant(
     assert impossible_day("feb 29") is None  # no year to go by: a leap year's
     for fine in ("dec 13", "may 50 bbls", "march 0", "late november", "pumped 30 bbl in may", "nov 30 2020"):
         assert impossible_day(fine, [2020]) is None, fine
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_question_naming_a_part_of_the_well_is_answered_from_that_parts_reports_only(answerer):
+    """Before: 'cores at the toe' quoted the November cores of 5,473 to 5,855 ft, rows of the vertical hole."""
+    card = answerer.ask("cores at the toe")
+    toe = answerer.retriever.structured_match("cores at the toe")
+    assert toe.kind == "section" and len(toe.scores) == 17
+    assert card.candidates and {c.report for c in card.candidates} <= set(toe.scores)
+    assert {r.report for r in card.rows} <= set(toe.scores)
+    assert card.note.startswith("Rows of the 17 report(s) the question's section names only: reports in the toe (")
+    anywhere = answerer.ask("cores")  # no section named: the whole archive
+    assert not {c.report for c in anywhere.candidates} <= set(toe.scores)
+
+
+@pytest.mark.data
+@pytest.mark.model
+def test_a_question_naming_a_period_is_answered_from_that_periods_reports_only(answerer):
+    card = answerer.ask("what broke late November")
+    period = answerer.retriever.structured_match("what broke late November")
+    assert period.kind == "period" and card.candidates
+    assert {c.report for c in card.candidates} <= set(period.scores)
+    assert "late November 2020" in card.note

@@ -581,16 +581,17 @@ class Answerer:
         first, last = match.period  # the days the structured path read, not read again
         return terms, lambda row: scores.get(row.report, 0.0) if first <= _day_of(row) <= last else 0.0
 
-    def candidates(self, words: str, k: int = 5, *, part=None) -> list[SupportRow]:
+    def candidates(self, words: str, k: int = 5, *, part=None, within=None) -> list[SupportRow]:
         """The ``k`` best operation rows for ``words`` by fused score, each scored for evidence and margin
-        (``part``: the question's :meth:`structured_part`, counted in the evidence)."""
+        (``part``: the question's :meth:`structured_part`, counted in the evidence; ``within``: the file names
+        of the only reports to take rows from, e.g. those of a period or well section the question names)."""
         fused = self.retriever.passage_scores(words)
         cosine = self._cosines(words)
         out: list[SupportRow] = []
         seen: set[tuple[str, int]] = set()
         for i in self.retriever.top_passages(fused, None):
             p = self.retriever.passages[i]
-            if p.kind != "operation" or (p.report, p.row) in seen:
+            if p.kind != "operation" or (p.report, p.row) in seen or (within is not None and p.report not in within):
                 continue
             seen.add((p.report, p.row))
             out.append(self._support_row(i, words, fused, cosine, part))
@@ -870,7 +871,23 @@ class Answerer:
         return (f"From the typed fields ({spec.label} in {table}: {spec.description}): the {most} in these "
                 f"reports{within} is {match.value:,g} {spec.unit}, in {where}. " + rows_say + _ROWS_BELOW)
 
-    def _more_of_the_same(self, words: str, cands: Sequence[SupportRow], part=None) -> list[SupportRow]:
+    def place(self, words: str) -> tuple[set[str] | None, str]:
+        """The reports of the period or well section ``words`` names, and the card's note saying so.
+
+        "cores at the toe" must not be answered by the November cores: the card's rows then come from the
+        reports the structured path gives the period (``late November``, ``before spud``) or the section
+        (``in the 12-1/4``, ``at the toe``) alone.
+
+        Returns:
+            ``(file names, note)``, or ``(None, "")`` when the question names neither.
+        """
+        match = self._structured_match(words)
+        if match is None or match.kind not in ("period", "section") or not match.scores:
+            return None, ""
+        return set(match.scores), (f"Rows of the {len(match.scores)} report(s) the question's {match.kind} names "
+                                   f"only: {match.detail}.")
+
+    def _more_of_the_same(self, words: str, cands: Sequence[SupportRow], part=None, within=None) -> list[SupportRow]:
         """Rows beyond the ``k`` candidates that a "last"/"first" question must see.
 
         The ``k`` best rows decide whether the question is answered; they
@@ -884,7 +901,7 @@ class Answerer:
         mean = sum(c.evidence for c in cands) / len(cands)
         have = {c.row_id for c in cands}
         more = []
-        for r in self.candidates(words, k=WHEN_POOL, part=part):
+        for r in self.candidates(words, k=WHEN_POOL, part=part, within=within):
             support = 2 * r.evidence - mean
             if r.row_id not in have and support >= self.threshold:
                 more.append(dataclasses.replace(r, margin=r.evidence - mean, support=support))
@@ -1016,28 +1033,20 @@ class Answerer:
                                   note=note)
         elif day is None:
             extreme = self.extreme_answer(question)  # the highest/lowest value: the note answers
+        within = None
         if day is not None:
             from ddrsearch.answers.sources import day_status
 
             note = day_status(day, self.reports).sentence
             cands = self._day_candidates(words, day, k, part)
         else:
-            cands = self.candidates(words, k=k, part=part)
+            if extreme is None and typed is None:  # a period or a part of the well: its reports' rows only
+                within, note = self.place(words)
+            cands = self.candidates(words, k=k, part=part, within=within)
         rows = [c for c in cands if c.support >= self.threshold]
         if rows and day is None and order in ("latest", "earliest"):
-            rows += self._more_of_the_same(words, cands, part)
-        if order == "latest":
-            rows.sort(key=lambda r: (-r.date.toordinal(), -r.support, r.row))
-        elif order == "earliest":
-            rows.sort(key=lambda r: (r.date.toordinal(), -r.support, r.row))
-        else:
-            rows.sort(key=lambda r: (-r.support, -r.score, r.report, r.row))
-        first: dict[str, int] = {}
-        for i, r in enumerate(rows):
-            first.setdefault(r.label, i)
-        # grouped by report in that order; within a report, the table's order for a
-        # "when" question, the best supported first otherwise
-        rows = sorted(rows, key=lambda r: (first[r.label], r.row if order != "score" else -r.support))
+            rows += self._more_of_the_same(words, cands, part, within)
+        rows = _ordered(rows, order)
         if extreme is not None:  # the rows below are the words' search, or there are none: the note says which
             note = extreme if rows or not extreme.endswith(_ROWS_BELOW) else extreme[:-len(_ROWS_BELOW)] + _NO_ROWS
         return AnswerCard(question=question, searched=shown_words(words), order=order, rows=rows, candidates=cands,
@@ -1048,6 +1057,21 @@ class Answerer:
 #: words quotes below it, or without any (none reaches the threshold; the note is the answer).
 _ROWS_BELOW = "the rows below are what a search for the question's words finds."
 _NO_ROWS = "a search for the question's words finds no row with the support to be quoted."
+
+
+def _ordered(rows: list[SupportRow], order: str) -> list[SupportRow]:
+    """The card's rows in the question's order (``"latest"``, ``"earliest"`` or ``"score"``), grouped by report in
+    that order; within a report, the table's order for a "when" question, the best supported first otherwise."""
+    if order == "latest":
+        rows = sorted(rows, key=lambda r: (-r.date.toordinal(), -r.support, r.row))
+    elif order == "earliest":
+        rows = sorted(rows, key=lambda r: (r.date.toordinal(), -r.support, r.row))
+    else:
+        rows = sorted(rows, key=lambda r: (-r.support, -r.score, r.report, r.row))
+    first: dict[str, int] = {}
+    for i, r in enumerate(rows):
+        first.setdefault(r.label, i)
+    return sorted(rows, key=lambda r: (first[r.label], r.row if order != "score" else -r.support))
 
 
 def _began_on(row: SupportRow, day: dt.date) -> bool:
