@@ -205,6 +205,10 @@ class WellSections:
             out["pilot"] = (hole[0], kickoff[1])
         return out
 
+    def meets(self, row: Mapping, names: Sequence[str]) -> bool:
+        """Whether a report's drilled interval (:func:`in_span`) meets any of the sections ``names``."""
+        return any(in_span(row, self.spans[n]) for n in names)
+
     def named(self, query: str) -> list[str]:
         """The sections ``query`` names and these reports show, in the order of :data:`SECTION_WORDS`, then sizes.
 

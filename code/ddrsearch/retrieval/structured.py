@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 
 from ddrsearch.reading.fields import FIELDS, read_tables, typed_fields
 from ddrsearch.reading.report import Report
-from ddrsearch.retrieval.sections import WellSections, bit_rows, drilled, in_span
+from ddrsearch.retrieval.sections import WellSections, bit_rows, drilled
 from ddrsearch.text.words import normalize
 
 __all__ = ["DEPTH_UNITS_AFTER", "HOLIDAYS", "MONTHS", "MONTH_RE", "NAMED_DAY_RE", "StructuredIndex", "StructuredMatch",
@@ -619,7 +619,7 @@ class StructuredIndex:
     def _section(self, text: str, score: float) -> StructuredMatch | None:
         """Every report whose drilled interval meets a well section ``text`` names, scored ``score``."""
         names = self.sections.named(text)
-        hits = {r["report"]: score for r in self.rows if any(in_span(r, self.sections.spans[n]) for n in names)}
+        hits = {r["report"]: score for r in self.rows if self.sections.meets(r, names)}
         detail = "reports in the " + " or the ".join(self.sections.describe(n) for n in names)
         return StructuredMatch("section", hits, detail=detail) if hits else None
 
@@ -661,7 +661,7 @@ class StructuredIndex:
             size = float(hole[1]) + (int(hole[2]) / int(hole[3]) if hole[2] else 0.0)
             rows = [r for r in rows if r["bit_size"] is not None and abs(r["bit_size"] - size) < 0.01]
         elif names:
-            rows = [r for r in rows if any(in_span(r, self.sections.spans[n]) for n in names)]
+            rows = [r for r in rows if self.sections.meets(r, names)]
         if not rows:
             return None
         ordered = sorted(rows, key=lambda r: r[fld], reverse=not lowest)
