@@ -387,3 +387,12 @@ def test_a_query_naming_a_day_in_words_ranks_the_rows_that_began_that_day(archiv
     assert ("ranked by the day it names (2020-11-26: the rows that began on it, in D039 and D038, first) "
             "and by meaning") in out.err
     assert "meaning alone" not in out.err
+
+
+def test_the_key_to_report_names_is_written_from_the_names_shown():
+    # before: every table ended "Report D038 = drilling report 38, C003 = completion report 3.", whatever it showed
+    from ddrsearch.cli.search import _names_key
+
+    assert _names_key(["C003", "D038", "D050"]) == " Report D038 = drilling report 38, C003 = completion report 3."
+    assert _names_key(["D050"]) == " Report D050 = drilling report 50."
+    assert _names_key(["my_report", "rig7_day3"]) == ""  # your own file names: no key to FORGE's numbering

@@ -6,7 +6,15 @@ import pytest
 
 from ddrsearch.evaluation.questionfiles import load_questions
 from ddrsearch.retrieval.pipeline import build_retriever
-from ddrsearch.text.spelling import MAX_NOTES, LexiconWord, Spelling, is_english, query_words, spelling_notes
+from ddrsearch.text.spelling import (
+    MAX_NOTES,
+    LexiconWord,
+    PrintedApart,
+    Spelling,
+    is_english,
+    query_words,
+    spelling_notes,
+)
 from ddrsearch.text.tokenizer import tokenize
 
 
@@ -40,11 +48,29 @@ def test_few_did_you_mean_notes_on_the_questions_engineers_wrote(archive):
     # noise check: of the 171 questions of the archive and fresh sets, 3 get a "did you mean", all for
     # words neither the reports nor the English word list hold: "DST" (a test the archive never
     # mentions), "cavings" and "cmt" (cement, shorthand the asker's table does not spell out)
+    # (the words the reports print as two, "overpull" for "over pull", are not misspellings: counted apart)
     default = build_retriever("hybrid", archive)
-    suggested = {q.id: u for s in ("archive", "fresh") for q in load_questions(s)
-                 for u in [{w: near for w, near in default.unknown_words(q.question).items() if near}] if u}
+    unknown = {q.id: default.unknown_words(q.question) for s in ("archive", "fresh") for q in load_questions(s)}
+    suggested = {i: u for i, found in unknown.items()
+                 for u in [{w: near for w, near in found.items() if near and not isinstance(near[0], PrintedApart)}]
+                 if u}
     assert suggested == {"A116": {"dst": ["dsm", "dct"]}, "A131": {"cavings": ["casing"]},
                          "F18": {"cmt": ["cut", "crt", "cat"]}}
+    apart = {w: near[0] for found in unknown.values() for w, near in found.items()
+             if near and isinstance(near[0], PrintedApart)}
+    assert apart == {"bottomhole": "bottom hole", "downhole": "down hole", "overpull": "over pull",
+                     "wellbore": "well bore"}
+
+
+def test_a_word_the_reports_print_as_two_is_offered_as_two_not_called_unprinted():
+    # before: 'no report prints "overpull"; the reports may use other words for it.' above rows quoting "over pull"
+    s = Spelling(["Worked pipe with 50k over pull", "pull over the hole"])
+    assert s.unknown("any overpull on the trip out?") == {"overpull": ["over pull"]}
+    assert spelling_notes(s.unknown("any overpull on the trip out?")) == [
+        'no report prints "overpull" as one word; they print "over pull".']
+    assert s.splits("pullover") == ["pull over"]
+    assert s.splits("pipeover") == []  # words never printed side by side
+    assert s.splits("overpul") == []  # nor a part the reports never print
 
 
 @pytest.fixture(scope="module")
@@ -127,4 +153,5 @@ def test_a_misspelt_word_the_reports_never_print_gets_the_lexicons_nearest_word(
     assert unknown == {"hihgest": ["highest"]} and isinstance(unknown["hihgest"][0], LexiconWord)
     assert spelling_notes(unknown) == ['no report prints "hihgest": did you mean "highest"? (a drilling word no '
                                        'report prints either: the search reads it by meaning only)']
-    assert default_archive.unknown_words("downhole motor") in ({}, {"downhole": []})  # a lexicon word: no guess
+    assert default_archive.unknown_words("bit balling in the lateral") in ({}, {"balling": []})  # lexicon: no guess
+    assert default_archive.unknown_words("downhole motor") == {"downhole": ["down hole"]}  # printed as two words

@@ -107,7 +107,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
     # a folder's or an index's path is the user's, but may hold escape sequences: printed without them
     print(f"\n{len(hits)} report(s) from {strip_controls(source)} ({n_reports} reports), method {args.method}."
-          + ("" if args.dir is not None else " Report D038 = drilling report 38, C003 = completion report 3."))
+          + _names_key(numbers.get(h.report, h.report) for h in hits))
     if not retriever.words_found(args.query):
         from ddrsearch.retrieval.structured import parse_date
 
@@ -132,6 +132,23 @@ def _cmd_search(args: argparse.Namespace) -> int:
               file=sys.stderr)
     _print_spelling_notes(retriever, args.query)
     return 0
+
+
+def _names_key(labels) -> str:
+    """How the short names shown read, one of each phase: `` Report D038 = drilling report 38.`` (``""`` for none).
+
+    Built from the names in the table, so a folder of your own reports named otherwise gets no key.
+    """
+    import re
+
+    first = {}
+    for label in labels:
+        m = re.fullmatch(r"([DC])(\d{3})", label)
+        if m:
+            first.setdefault(m[1], (label, int(m[2])))
+    keys = [f"{label} = {'drilling' if phase == 'D' else 'completion'} report {number}"
+            for phase, (label, number) in sorted(first.items(), key=lambda kv: kv[0] != "D")]
+    return f" Report {', '.join(keys)}." if keys else ""
 
 
 def add_search_parser(sub) -> None:

@@ -19,13 +19,17 @@ the dense leg reads such words by meaning. Nor is a word whose nearest
 printed neighbour is a stop word (*teh*, *wiht*): the search drops it anyway.
 Contractions (*didn't*) are skipped whole. Nothing here rewrites the query.
 
+A word that joins two words the reports print side by side (*overpull*
+for their *over pull*) is offered the two words first: a missing space is
+one edit.
+
 A misspelt word the reports never print in any spelling (*hihgest*: no
 report prints *highest*) has no printed neighbour; it is offered the nearest
 word of the drilling lexicon (:mod:`ddrsearch.text.lexicon`: its terms,
 definitions, synonyms and plain phrasings, by the same edit-distance rule)
 instead, marked as such (:class:`LexiconWord`), so the note says the reports
-do not print that word either. A word of the lexicon itself (*downhole*,
-*overpull*) is a known drilling word: it is named without a suggestion.
+do not print that word either. A word of the lexicon itself (*downhole*)
+is a known drilling word: it is named without a suggestion.
 
 >>> s = Spelling(["Pipe became stuck", "stuck pipe, work pipe free", "Circulate"])
 >>> s.suggest("stuk")
@@ -44,7 +48,7 @@ from collections.abc import Callable, Iterable
 
 from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
 
-__all__ = ["MAX_NOTES", "LexiconWord", "Spelling", "is_english", "lexicon_words", "query_words", "spelling_notes"]
+__all__ = ["MAX_NOTES", "LexiconWord", "PrintedApart", "Spelling", "is_english", "lexicon_words", "query_words", "spelling_notes"]
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
 _CONTRACTION = re.compile(r"[^\W\d_]+(?:n't|'(?:re|ve|ll|d|m))\b")
@@ -85,7 +89,11 @@ class Spelling:
 
         self._stem = Stemmer("english").stemWord
         # letter runs of every token, so that "skc" of SKC613M or "ft" of 4,460ft count as printed
-        self.counts: Counter[str] = Counter(run for t in texts for w in split_words(t) for run in _LETTERS.findall(w))
+        tokens = [split_words(t) for t in texts]
+        self.counts: Counter[str] = Counter(run for ws in tokens for w in ws for run in _LETTERS.findall(w))
+        # neighbouring words, so that "overpull" can be offered as the "over pull" the reports print
+        self._pairs = {(a, b) for ws in tokens for a, b in zip(ws, ws[1:], strict=False)
+                       if _LETTERS.fullmatch(a) and _LETTERS.fullmatch(b)}
         self._words = sorted(self.counts)
         self._stems = {self._stem(w) for w in self._words}
 
@@ -124,8 +132,24 @@ class Spelling:
         return [w for w in found if w not in DEFAULT_STOPWORDS][:limit]
 
     def _nearest(self, word: str) -> list[str]:
-        """Every printed word within the edit distance allowed for ``word``, in :meth:`suggest`'s order."""
-        return _nearest(word, self._words, self.counts)
+        """Every printed word within the edit distance allowed for ``word``, in :meth:`suggest`'s order.
+
+        First, the two words the reports print side by side that ``word`` joins
+        (``"overpull"`` -> ``"over pull"``): a missing space is one edit.
+        """
+        return self.splits(word) + _nearest(word, self._words, self.counts)
+
+    def splits(self, word: str) -> list[str]:
+        """The ways ``word`` cuts into two words of at least 3 letters that the reports print side by side.
+
+        >>> Spelling(["150k over pull, pulled free", "pull over"]).splits("overpull")
+        ['over pull']
+        >>> Spelling(["over the pull"]).splits("overpull")
+        []
+        """
+        word = normalize(word)
+        return [PrintedApart(f"{word[:i]} {word[i:]}") for i in range(3, len(word) - 2)
+                if (word[:i], word[i:]) in self._pairs]
 
     def unknown(self, query: str, matched: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
         """The words of ``query`` (:func:`query_words`) that look misspelt or foreign to the reports.
@@ -167,6 +191,10 @@ def _nearest(word: str, words: list[str], counts: Counter[str]) -> list[str]:
     found = process.extract(word, words, scorer=OSA.distance, score_cutoff=most, limit=None)
     found.sort(key=lambda m: (m[1], len(m[0]) < len(word), -counts[m[0]], m[0]))
     return [m[0] for m in found]
+
+
+class PrintedApart(str):
+    """A suggestion of two words the reports print side by side, which the typed word joins (*over pull*)."""
 
 
 class LexiconWord(str):
@@ -223,17 +251,23 @@ def spelling_notes(unknown: dict[str, list[str]], where: str = "report") -> list
             rows it searches, not the header tables).
 
     Returns:
-        A ``did you mean`` line per word with suggestions (at most
+        A ``did you mean`` line per word with suggestions (or, when the first
+        is a :class:`PrintedApart`, a line giving the reports' two words; at most
         :data:`MAX_NOTES`, then a line counting the rest), then one line naming
         the words without any (at most :data:`MAX_NOTES` of them, each cut to
         40 characters); ``[]`` for ``{}``.
 
+    >>> spelling_notes({"overpull": [PrintedApart("over pull")]})
+    ['no report prints "overpull" as one word; they print "over pull".']
     >>> spelling_notes({"stuk": ["stuck"], "hung": []})
     ['no report prints "stuk": did you mean "stuck"?', 'no report prints "hung"; the reports may use other words for it.']
     """
     lines = []
     near_words = [(w, near) for w, near in unknown.items() if near]
     for word, near in near_words[:MAX_NOTES]:
+        if isinstance(near[0], PrintedApart):  # a word that is spelt right, but printed as two
+            lines.append(f'no {where} prints "{word}" as one word; they print "{near[0]}".')
+            continue
         line = f'no {where} prints "{word}": did you mean ' + " or ".join(f'"{w}"' for w in near) + "?"
         if all(isinstance(w, LexiconWord) for w in near):
             line += f" (a drilling word no {where} prints either: the search reads it by meaning only)"
