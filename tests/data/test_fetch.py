@@ -30,6 +30,9 @@ def test_fetch_from_mirror_then_idempotent(tmp_path, mirror):
     second = fetch_archive(dest, mirror=mirror, progress=False)
     assert len(second.present) == 76 and not second.fetched
     assert not list(dest.glob("*.partial"))
+    # the summary says where the files came from (before, a copy from a mirror read like a download)
+    assert first.summary().splitlines()[0].endswith(f"Fetched from mirror {mirror}.")
+    assert "Fetched from" not in second.summary()  # nothing was fetched from anywhere
 
 
 @pytest.mark.data

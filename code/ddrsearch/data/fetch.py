@@ -84,6 +84,8 @@ class FetchReport:
             (``<name>.changed``, or ``<name>.changed-2`` if that exists), with
             ``replace_changed=True``.
         unexpected: PDFs in the folder that the manifest does not list (kept).
+        source: where the fetched files came from, ``"mirror <folder>"`` or
+            ``"<base URL>"`` (``""`` when nothing was to be fetched from anywhere).
     """
 
     folder: Path
@@ -93,6 +95,7 @@ class FetchReport:
     changed: list[str] = field(default_factory=list)
     moved_aside: dict[str, str] = field(default_factory=dict)
     unexpected: list[str] = field(default_factory=list)
+    source: str = ""
 
     @property
     def ok(self) -> bool:
@@ -104,6 +107,7 @@ class FetchReport:
         lines = [
             f"{self.folder}: {len(self.present)} already present, {len(self.fetched)} fetched, "
             f"{len(self.failed)} failed, {len(self.changed)} changed locally, {len(self.unexpected)} unexpected."
+            + (f" Fetched from {self.source}." if self.source and (self.fetched or self.failed) else "")
         ]
         groups: dict[str, list[str]] = {}  # the same failure for many files (no network) is said once
         for name, why in sorted(self.failed.items()):
@@ -209,7 +213,7 @@ def fetch_archive(
     if mirror is not None:
         _check_mirror(mirror, {e.file_name for e in entries})
 
-    report = FetchReport(folder=folder)
+    report = FetchReport(folder=folder, source=f"mirror {mirror}" if mirror is not None else base_url)
     listed = {e.file_name for e in load_manifest()}
     report.unexpected = [p.name for p in list_pdfs(folder) if p.name not in listed]
 
