@@ -97,4 +97,7 @@ def test_evidence_agreement_is_a_share(archive, archive_questions):
     fused, answer = (evidence_agreement(other[rule], dev) for rule in ("fused", "answer"))
     # the default's rule ('local') >= 'answer' > the passage that earned the score (measured: 0.74, 0.72, 0.67)
     assert len(ea) == len(fused) == len(answer) and list(ea["report"]) == list(answer["report"])
+    # a disagreement can be read in the frame itself: the question, the quoted evidence, the row shown
+    wrong = ea[~ea["agrees"]].iloc[0]
+    assert wrong["question"] == dev[wrong["id"]].question and wrong["evidence"] and wrong["row"]
     assert ea.attrs["agreement"] >= answer.attrs["agreement"] > fused.attrs["agreement"] >= 0.5

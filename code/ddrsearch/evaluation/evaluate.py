@@ -242,12 +242,14 @@ def evidence_agreement(retriever: Retriever, questions: QuestionSet, k: int = 5)
         One row per (question, relevant report in the top k): ``id``,
         ``report``, ``rank``, ``shown`` (the row's FROM-TO or passage id),
         ``agrees`` (bool) and ``findable`` (bool: some row or header line of
-        the report holds the evidence at all, so agreement was possible).
+        the report holds the evidence at all, so agreement was possible),
+        then, to read a disagreement, ``question``, ``evidence`` (the quoted
+        text) and ``row`` (the text of the row shown, :func:`shown_text`).
         ``frame.attrs["agreement"]`` is the mean of ``agrees``.
     """
     from ddrsearch.retrieval.passages import report_lines
 
-    reports = getattr(retriever, "_reports", {})
+    reports = retriever.reports
     rows = []
     for q in questions:
         if not q.answerable:
@@ -263,10 +265,13 @@ def evidence_agreement(retriever: Retriever, questions: QuestionSet, k: int = 5)
             needle = _words(evidence[h.report])
             report = reports.get(h.report)
             lines = [shown_text(p, reports) for p in report_lines(report)] if report is not None else []
+            row = shown_text(h, reports)
             rows.append({"id": q.id, "report": h.report, "rank": h.rank,
                          "shown": f"{h.start}-{h.end}" if h.start else (h.passage_id or ""),
-                         "agrees": needle in _words(shown_text(h, reports)),
-                         "findable": any(needle in _words(t) for t in lines)})
-    frame = pd.DataFrame(rows, columns=["id", "report", "rank", "shown", "agrees", "findable"])
+                         "agrees": needle in _words(row),
+                         "findable": any(needle in _words(t) for t in lines),
+                         "question": q.question, "evidence": evidence[h.report], "row": row})
+    frame = pd.DataFrame(rows, columns=["id", "report", "rank", "shown", "agrees", "findable",
+                                        "question", "evidence", "row"])
     frame.attrs["agreement"] = float(frame["agrees"].mean()) if len(frame) else float("nan")
     return frame
