@@ -241,3 +241,22 @@ def test_the_plural_bops_an_engineer_types_is_spelled_out_as_the_report_glossary
 
     assert expand_asker_shorthand("pressure test the BOPs") == "pressure test the bops blowout preventer"
     assert default_glossary()["BOP"].expansion == "blowout preventer"
+
+
+@pytest.mark.parametrize(("query", "read"), [
+    ("Had to strap down the TD umbilical in gusty weather", "top drive umbilical"),
+    ("longest TD repair", "top drive repair"),
+    ("TD gripper broke", "top drive gripper"),
+])
+def test_td_before_a_part_of_the_top_drive_is_the_top_drive_not_total_depth(query, read):
+    # before: "td total depth umbilical", so BM25 ranked "DRILL TO TD" first for a question on the service loop
+    from ddrsearch.text.tokenizer import tokenize
+
+    out = expand_asker_shorthand(query)
+    assert read in out and "total depth" not in out
+    assert "total" not in tokenize(out, expand=True)  # nor does the report glossary read it so
+
+
+@pytest.mark.parametrize("query", ["when did we reach TD", "TD of the 12-1/4 section", "drill to TD and circulate"])
+def test_td_elsewhere_is_still_total_depth(query):
+    assert "td total depth" in expand_asker_shorthand(query)

@@ -43,7 +43,7 @@ from ddrsearch.text.glossary import Glossary, default_glossary, load_glossary
 from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
 
 __all__ = [
-    "FRAMING", "RIG_TERMS_COLUMNS", "RigTerm", "add_rig_terms", "add_shorthand", "asker_shorthand",
+    "FRAMING", "RIG_TERMS_COLUMNS", "TOP_DRIVE_WORDS", "RigTerm", "add_rig_terms", "add_shorthand", "asker_shorthand",
     "expand_asker_shorthand", "load_rig_terms", "rewrite_query", "rig_terms", "spell_out_asker_shorthand",
     "strip_framing",
 ]
@@ -66,6 +66,20 @@ FRAMING: tuple[str, ...] = (
 )
 _FRAMING_RE = re.compile(r"^(?:" + "|".join(FRAMING) + r")\b\s*")
 _AMPERSAND = re.compile(r"(?<![\w&])([a-z])\s*&\s*([a-z])(?![\w&])")
+
+#: Words that make an asker's "TD" the top drive, not total depth, when they stand right after it ("TD
+#: umbilical", "TD gripper", "TD repair"): the top drive's parts as the lexicon lists them
+#: (``resources/lexicon.csv``: grabber box, quill, saver sub, mud-saver, service loop, bales, elevators),
+#: the words an asker uses for them, and the work done on a machine. These reports print "top drive" in
+#: their rows, and "TD" for total depth only ("DRILL TO TD").
+TOP_DRIVE_WORDS: tuple[str, ...] = (
+    "umbilical", "umbilicals", "gripper", "grippers", "grabber", "grabbers", "quill", "saver", "loop",
+    "bails", "bales", "links", "elevators", "ibop", "brake", "brakes", "motor", "motors", "hose", "hoses",
+    "hydraulics", "hydraulic", "dies", "blower", "rails", "swivel", "repair", "repairs", "repaired",
+    "service", "serviced", "maintenance", "failure", "failed", "broke", "breakdown", "problem", "problems",
+    "issue", "issues", "fault",
+)
+_TOP_DRIVE_TD = re.compile(r"\btd\b(?=\s+(?:" + "|".join(TOP_DRIVE_WORDS) + r")\b)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -94,14 +108,18 @@ def expand_asker_shorthand(query: str, table: Glossary | None = None) -> str:
     """Insert, after each abbreviation of ``table`` (default :func:`asker_shorthand`), its expansion.
 
     ``L/D``, ``LD`` and ``L.D.`` are one token (:mod:`ddrsearch.text.words`);
-    ``W&R`` is read as ``WR``.
+    ``W&R`` is read as ``WR``. A ``TD`` followed by a word of
+    :data:`TOP_DRIVE_WORDS` is the top drive and is replaced by it, so that
+    neither this table nor the report glossary reads it as total depth.
 
     >>> expand_asker_shorthand("L/D 5in DP")
     'ld lay down 5 in dp'
+    >>> expand_asker_shorthand("strap the TD umbilical before we reach TD")
+    'strap the top drive umbilical before we reach td total depth'
     """
     table = table or asker_shorthand()
     words = []
-    for tok in split_words(_AMPERSAND.sub(r"\1\2", normalize(query))):
+    for tok in split_words(_TOP_DRIVE_TD.sub("top drive", _AMPERSAND.sub(r"\1\2", normalize(query)))):
         words.append(tok)
         entry = table.get(tok)
         if entry is not None:
