@@ -563,3 +563,36 @@ def test_a_question_naming_a_period_is_answered_from_that_periods_reports_only(a
     assert period.kind == "period" and card.candidates
     assert {c.report for c in card.candidates} <= set(period.scores)
     assert "late November 2020" in card.note
+
+
+def _near_row(report: str, row: int, support: float, text: str = "Cut core from 5,846' to 5,855'") -> SupportRow:
+    number = int(report[1:])
+    return SupportRow(row_id=f"{report}-r{row:02d}", report=f"FORGE-16A-78-32_Drilling_{number:03d}_x.pdf",
+                      label=report, report_number=number, date=dt.date(2020, 11, 22), start="01:30", end="06:00",
+                      page=1, row=row, text=text, score=1.0, cosine=0.5, coverage=0.2, evidence=support,
+                      margin=0.0, support=support)
+
+
+def test_a_refusal_shows_the_closest_rows_one_per_report_marked_as_no_answer():
+    """Before: 'Not found in these reports (best support 0.40 < 0.431).' and nothing else, though the closest row
+    of 'did we have to cut a sample of the rock' was "Cut core from 5,846' to 5,855'"."""
+    from ddrsearch.answers.answerer import NEAREST_ROWS, AnswerCard
+
+    rows = [_near_row("D031", 3, 0.39), _near_row("D034", 6, 0.40), _near_row("D034", 7, 0.35),
+            _near_row("D030", 1, 0.30, "core barrel\x1b[2K\nnext"), _near_row("D029", 1, 0.10)]
+    card = AnswerCard(question="did we have to cut a sample of the rock", searched="cut sample rock", order="score",
+                      rows=[], candidates=rows, threshold=ANSWER_THRESHOLD)
+    assert [r.row_id for r in card.nearest()] == ["D034-r06", "D031-r03", "D030-r01"] and NEAREST_ROWS == 3
+    text = card.to_text()
+    assert text.splitlines()[1].startswith("Not found in these reports (best support 0.40 < 0.431).")
+    assert "not an answer" in text and "[D034-r06]" in text and "[D034-r07]" not in text
+    assert "\x1b" not in text and '"core barrel next"' in text  # report text is data: no control character
+    # a card that answers, or a day's rows, or a typed-field answer: nothing "closest" to show
+    assert AnswerCard(question="q", searched="q", order="score", rows=rows[:1], candidates=rows,
+                      threshold=ANSWER_THRESHOLD).nearest() == []
+    assert AnswerCard(question="q", searched="q", order="time", rows=[], candidates=rows,
+                      threshold=ANSWER_THRESHOLD).nearest() == []
+    assert AnswerCard(question="q", searched="q", order="score", rows=[], candidates=rows, typed=True,
+                      threshold=ANSWER_THRESHOLD).nearest() == []
+    with pytest.raises(ValueError, match="n >= 1"):
+        card.nearest(0)

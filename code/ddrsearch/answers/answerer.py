@@ -69,6 +69,7 @@ from ddrsearch.retrieval.structured import MONTH_RE, MONTHS, NAMED_DAY_RE, asked
 
 __all__ = [
     "ANSWER_THRESHOLD",
+    "NEAREST_ROWS",
     "QUESTION_WORDS",
     "AnswerCard",
     "Answerer",
@@ -273,6 +274,9 @@ class SupportRow:
 #: The most characters of the question a card echoes (a longer one ends with " [...]").
 QUESTION_ECHO_CHARS = 300
 
+#: The most rows a refusal shows as the closest ones, one per report (:meth:`AnswerCard.nearest`).
+NEAREST_ROWS = 3
+
 
 @dataclass
 class AnswerCard:
@@ -342,6 +346,23 @@ class AnswerCard:
         """The best support among the candidates (0 when there are none): what is compared with the threshold."""
         return max((r.support for r in self.candidates), default=0.0)
 
+    def nearest(self, n: int = NEAREST_ROWS) -> list[SupportRow]:
+        """On a card without rows, the ``n`` candidates of most support, one per report, best first: what a
+        refusal shows to read, marked as no answer. ``[]`` on a card with rows, or of a day's rows (``order``
+        ``"time"``), or answered by the typed fields' note.
+
+        Raises:
+            ValueError: ``n`` is below 1.
+        """
+        if n < 1:
+            raise ValueError(f"nearest needs n >= 1, got {n}")
+        if self.found or self.typed or self.order == "time":
+            return []
+        out: dict[str, SupportRow] = {}
+        for r in sorted(self.candidates, key=lambda r: (-r.support, r.report, r.row)):
+            out.setdefault(r.report, r)
+        return list(out.values())[:n]
+
     @property
     def top(self) -> SupportRow | None:
         """The first supporting row, or ``None``."""
@@ -377,6 +398,13 @@ class AnswerCard:
             lines += textwrap.wrap(plain(self.note), width)
         if not self.found:
             lines += textwrap.wrap(self.refusal, width)
+            nearest = self.nearest()
+            if nearest:
+                lines += textwrap.wrap("The closest rows, not an answer (their support is below the threshold); "
+                                       "read them before you conclude the reports are silent:", width)
+            for r in nearest:
+                lines.append(f"  [{r.row_id}] {r.when} (support {r.support:.2f})")
+                lines += textwrap.wrap(f'"{plain(r.text)}"', width, initial_indent="    ", subsequent_indent="    ")
             return "\n".join(lines)
         how = ORDER_WORDS[self.order]
         lines += textwrap.wrap(f"{len(self.rows)} {self.kind_of_rows} in {len(self.groups())} report(s), {how}:", width)
