@@ -347,9 +347,9 @@ class AnswerCard:
         return max((r.support for r in self.candidates), default=0.0)
 
     def nearest(self, n: int = NEAREST_ROWS) -> list[SupportRow]:
-        """On a card without rows, the ``n`` candidates of most support, one per report, best first: what a
-        refusal shows to read, marked as no answer. ``[]`` on a card with rows, or of a day's rows (``order``
-        ``"time"``), or answered by the typed fields' note.
+        """On a card without rows, the first ``n`` candidates in the search's order, one per report (the
+        report's first): what a refusal shows to read, marked as no answer. ``[]`` on a card with rows, or of a
+        day's rows (``order`` ``"time"``), or answered by the typed fields' note.
 
         Raises:
             ValueError: ``n`` is below 1.
@@ -359,7 +359,7 @@ class AnswerCard:
         if self.found or self.typed or self.order == "time":
             return []
         out: dict[str, SupportRow] = {}
-        for r in sorted(self.candidates, key=lambda r: (-r.support, r.report, r.row)):
+        for r in self.candidates:
             out.setdefault(r.report, r)
         return list(out.values())[:n]
 
@@ -400,8 +400,9 @@ class AnswerCard:
             lines += textwrap.wrap(self.refusal, width)
             nearest = self.nearest()
             if nearest:
-                lines += textwrap.wrap("The closest rows, not an answer (their support is below the threshold); "
-                                       "read them before you conclude the reports are silent:", width)
+                lines += textwrap.wrap("The closest rows, in the search's order, not an answer (their support is "
+                                       "below the threshold); read them before you conclude the reports are "
+                                       "silent:", width)
             for r in nearest:
                 lines.append(f"  [{r.row_id}] {r.when} (support {r.support:.2f})")
                 lines += textwrap.wrap(f'"{plain(r.text)}"', width, initial_indent="    ", subsequent_indent="    ")
