@@ -94,4 +94,6 @@ def test_manifest_for_your_own_reports(tmp_path, archive_folder, monkeypatch, ca
     assert entries[0].sha256 == sha256_of(archive_folder / REPORT_38)
     capsys.readouterr()
     assert main(["search", "became stuck", "--method", "keyword", "--corpus", "archive"]) == 0
-    assert "1 report(s) from the archive (3 reports)" in capsys.readouterr().out
+    # before: "from the archive (3 reports). Report D038 = drilling report 38, ...", as if FORGE's archive
+    out = capsys.readouterr().out
+    assert "1 report(s) from the archive of DDRSEARCH_MANIFEST m.csv (3 reports)" in out

@@ -53,6 +53,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
             return 2
         options["weight"] = args.weight
     source = f"folder {args.dir}" if args.dir is not None else f"the {args.corpus}"
+    from ddrsearch import settings
+
+    if args.dir is None and settings.get_path("DDRSEARCH_MANIFEST") is not None:  # your own reports' manifest
+        source += f" of DDRSEARCH_MANIFEST {settings.get_path('DDRSEARCH_MANIFEST').name}"
     index, reports = None, []
     if not args.no_index and args.method == "hybrid" and args.unit == "auto":
         from ddrsearch.cli.index import current_index
