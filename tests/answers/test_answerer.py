@@ -40,6 +40,12 @@ def test_question_order_and_search_words():
     assert question_order("when did we core") == "earliest"
     assert question_order("what day did we set the packers?") == "earliest"
     assert question_order("when did we most recently core?") == "latest"
+    # a "when" joining two clauses asks no time (new reader: this card read "reports earliest first")
+    assert question_order("motor seal failed, found when we laid down the BHA") == "score"
+    assert question_order("What did we find when we took apart the failed hang-off tool?") == "score"
+    assert question_order("the packers, when were they set?") == "earliest"
+    assert question_order("we cored when?") == "earliest"
+    assert question_order("  When the pump broke, what did we do?") == "earliest"  # opening "when": kept
     assert search_words("when did we last get stuck?") == "stuck?"
     assert search_words("what happened on 2020-12-25?") == "happened on ?"
 
@@ -597,3 +603,21 @@ def test_a_refusal_shows_the_closest_rows_one_per_report_marked_as_no_answer():
                       threshold=ANSWER_THRESHOLD).nearest() == []
     with pytest.raises(ValueError, match="n >= 1"):
         card.nearest(0)
+
+
+def test_a_refusals_closest_rows_include_the_row_whose_support_it_names():
+    """Reader: 'best support 0.26 < 0.431' above closest rows of support 0.09, 0.10 and 0.06: the best row was
+    the fourth report's (or a later row of a report already shown)."""
+    from ddrsearch.answers.answerer import AnswerCard
+
+    def card(rows):
+        return AnswerCard(question="q", searched="q", order="score", rows=[], candidates=rows,
+                          threshold=ANSWER_THRESHOLD)
+
+    fourth = [_near_row("D052", 1, 0.09), _near_row("D005", 1, 0.10), _near_row("D026", 1, 0.06),
+              _near_row("D006", 2, 0.26)]
+    assert [r.row_id for r in card(fourth).nearest()] == ["D052-r01", "D005-r01", "D006-r02"]
+    later = [_near_row("D052", 1, 0.09), _near_row("D005", 1, 0.10), _near_row("D052", 4, 0.26),
+             _near_row("D026", 1, 0.06)]
+    assert [r.row_id for r in card(later).nearest()] == ["D005-r01", "D026-r01", "D052-r04"]
+    assert "(support 0.26)" in card(later).to_text()

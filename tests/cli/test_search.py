@@ -390,9 +390,17 @@ def test_a_query_naming_a_day_in_words_ranks_the_rows_that_began_that_day(archiv
 
 
 def test_the_key_to_report_names_is_written_from_the_names_shown():
-    # before: every table ended "Report D038 = drilling report 38, C003 = completion report 3.", whatever it showed
+    # before: every table ended "Report D038 = drilling report 38, C003 = completion report 3.", whatever it showed,
+    # and a report of your own folder (today.pdf, shown as D051) was never named by its file (new reader)
     from ddrsearch.cli.search import _names_key
 
-    assert _names_key(["C003", "D038", "D050"]) == " Report D038 = drilling report 38, C003 = completion report 3."
-    assert _names_key(["D050"]) == " Report D050 = drilling report 50."
-    assert _names_key(["my_report", "rig7_day3"]) == ""  # your own file names: no key to FORGE's numbering
+    forge = "FORGE-16A-78-32_{}_{:03d}_2020-11-26.pdf".format
+    assert _names_key([("C003", forge("Completion", 3)), ("D038", forge("Drilling", 38)),
+                       ("D050", forge("Drilling", 50))]) == (
+        " Report D038 = drilling report 38, C003 = completion report 3.")
+    assert _names_key([("D050", forge("Drilling", 50))]) == " Report D050 = drilling report 50."
+    assert _names_key([("D051", "today.pdf"), ("D050", forge("Drilling", 50))]) == (
+        " Report D050 = drilling report 50, D051 = today.pdf.")
+    assert _names_key([("D051", "to\x1b[2Jday.pdf")]) == " Report D051 = today.pdf."  # no control character
+    assert _names_key([("my_report", "my_report.pdf")]) == " Report my_report = my_report.pdf."
+    assert _names_key([]) == ""

@@ -113,7 +113,11 @@ QUESTION_WORDS = frozenset(
 
 _LAST_RE = re.compile(r"\b(last|latest|most recent(ly)?|recently)\b", re.I)
 _FIRST_RE = re.compile(r"\b(first|earliest)\b", re.I)
-_WHEN_RE = re.compile(r"\b(when|what day|which day|what date|which date)\b", re.I)
+#: A question asking for a time: "when" opening it, ending it, or before a verb that asks ("when did",
+#: "when was"), or "what/which day/date". A "when" joining two clauses ("found when we laid down the BHA")
+#: asks for no time.
+_WHEN_RE = re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|were|is|are|do|does|had|has|have|will|would|could|can|"
+                      r"should|might)\b|\bwhen\W*$|\b(?:what|which) (?:day|date)\b", re.I)
 _ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _US_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 
@@ -131,6 +135,13 @@ def question_order(question: str) -> str:
     with "first" or "earliest", earliest first; a "when" question without
     either ("when did we core?") earliest first too, so events over several
     days read in the order they happened; anything else by evidence score.
+    A "when" that joins two clauses ("motor seal failed, found when we laid
+    down the BHA") does not ask when.
+
+    >>> question_order("when did we core?"), question_order("we cored when?")
+    ('earliest', 'earliest')
+    >>> question_order("motor seal failed, found when we laid down the BHA")
+    'score'
     """
     if _LAST_RE.search(question):
         return "latest"
@@ -347,9 +358,10 @@ class AnswerCard:
         return max((r.support for r in self.candidates), default=0.0)
 
     def nearest(self, n: int = NEAREST_ROWS) -> list[SupportRow]:
-        """On a card without rows, the first ``n`` candidates in the search's order, one per report (the
-        report's first): what a refusal shows to read, marked as no answer. ``[]`` on a card with rows, or of a
-        day's rows (``order`` ``"time"``), or answered by the typed fields' note.
+        """On a card without rows, the first ``n`` candidates in the row search's order, one per report (the
+        report's first), the row of the best support (the one the refusal names) always among them, last
+        when it would not be: what a refusal shows to read, marked as no answer. ``[]`` on a card with rows, or
+        of a day's rows (``order`` ``"time"``), or answered by the typed fields' note.
 
         Raises:
             ValueError: ``n`` is below 1.
@@ -361,7 +373,11 @@ class AnswerCard:
         out: dict[str, SupportRow] = {}
         for r in self.candidates:
             out.setdefault(r.report, r)
-        return list(out.values())[:n]
+        rows = list(out.values())[:n]
+        best = max(self.candidates, key=lambda r: r.support, default=None)
+        if best is not None and best not in rows:  # the refusal's "best support" row is shown, in its report's place
+            rows = [*[r for r in rows if r.report != best.report][:n - 1], best]
+        return rows
 
     @property
     def top(self) -> SupportRow | None:
@@ -400,8 +416,8 @@ class AnswerCard:
             lines += textwrap.wrap(self.refusal, width)
             nearest = self.nearest()
             if nearest:
-                lines += textwrap.wrap("The closest rows, in the search's order, not an answer (their support is "
-                                       "below the threshold); read them before you conclude the reports are "
+                lines += textwrap.wrap("The closest rows, in the row search's order, not an answer (their support "
+                                       "is below the threshold); read them before you conclude the reports are "
                                        "silent:", width)
             for r in nearest:
                 lines.append(f"  [{r.row_id}] {r.when} (support {r.support:.2f})")

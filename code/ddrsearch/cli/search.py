@@ -111,7 +111,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
     # a folder's or an index's path is the user's, but may hold escape sequences: printed without them
     print(f"\n{len(hits)} report(s) from {strip_controls(source)} ({n_reports} reports), method {args.method}."
-          + _names_key(numbers.get(h.report, h.report) for h in hits))
+          + _names_key((numbers.get(h.report, h.report), h.report) for h in hits))
     if not retriever.words_found(args.query):
         from ddrsearch.retrieval.structured import parse_date
 
@@ -138,20 +138,32 @@ def _cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _names_key(labels) -> str:
-    """How the short names shown read, one of each phase: `` Report D038 = drilling report 38.`` (``""`` for none).
+def _names_key(shown) -> str:
+    """How the short names shown read: `` Report D038 = drilling report 38, C003 = completion report 3.``
 
-    Built from the names in the table, so a folder of your own reports named otherwise gets no key.
+    Args:
+        shown: ``(short name, file name)`` of each report in the table, in table order.
+
+    Returns:
+        FORGE's numbering for the first report of each phase whose file is named in its pattern, then
+        the file of every report whose file is named otherwise (``D051 = today.pdf``: your own folder),
+        control characters removed; ``""`` when there is nothing to say.
     """
     import re
 
-    first = {}
-    for label in labels:
+    from ddrsearch.answers.generation import strip_controls
+    from ddrsearch.data.manifest import FILE_NAME_RE
+
+    first, own = {}, {}
+    for label, file_name in shown:
         m = re.fullmatch(r"([DC])(\d{3})", label)
-        if m:
+        if not FILE_NAME_RE.match(str(file_name)):
+            own.setdefault(label, strip_controls(str(file_name)))
+        elif m:
             first.setdefault(m[1], (label, int(m[2])))
     keys = [f"{label} = {'drilling' if phase == 'D' else 'completion'} report {number}"
             for phase, (label, number) in sorted(first.items(), key=lambda kv: kv[0] != "D")]
+    keys += [f"{label} = {name}" for label, name in own.items() if label != name]
     return f" Report {', '.join(keys)}." if keys else ""
 
 
