@@ -404,3 +404,12 @@ def test_the_key_to_report_names_is_written_from_the_names_shown():
     assert _names_key([("D051", "to\x1b[2Jday.pdf")]) == " Report D051 = today.pdf."  # no control character
     assert _names_key([("my_report", "my_report.pdf")]) == " Report my_report = my_report.pdf."
     assert _names_key([]) == ""
+
+
+@pytest.mark.data
+def test_a_note_quotes_a_very_long_query_cut(capsys, archive_folder):
+    # adversarial: a one-word query of 88,000 letters was quoted whole in the "no word of ... occurs" note
+    word = "overpull" * 11000
+    assert main(["search", word, "--corpus", "sample"]) == 0
+    err = capsys.readouterr().err
+    assert "[...]" in err and max(len(line) for line in err.splitlines()) < 600

@@ -155,3 +155,24 @@ def test_a_misspelt_word_the_reports_never_print_gets_the_lexicons_nearest_word(
                                        'report prints either: the search reads it by meaning only)']
     assert default_archive.unknown_words("bit balling in the lateral") in ({}, {"balling": []})  # lexicon: no guess
     assert default_archive.unknown_words("downhole motor") == {"downhole": ["down hole"]}  # printed as two words
+
+
+def test_words_side_by_side_count_within_one_phrase_only():
+    # adversarial: "casing" and "drilling" sat together only across two cells ("Intermediate Casing" / "Drilling"),
+    # yet the note said 'they print "casing drilling"'; and "rigup" (for the "Rig up" printed 55 times) got none
+    s = Spelling(["Intermediate Casing\nDrilling"], phrases=["Intermediate Casing", "Drilling", "Rig up wireline"])
+    assert s.splits("casingdrilling") == [] and s.splits("rigup") == ["rig up"]
+    assert Spelling(["Cement 7\" casing; Test lines"]).splits("casingtest") == []  # a punctuation mark between
+    with pytest.raises(TypeError, match="list of texts"):
+        Spelling(["x"], phrases="Rig up")
+
+
+def test_a_very_long_word_is_named_quickly_and_without_a_suggestion():
+    # adversarial: an 88,000-letter "word" took 2 min 47 s in search (the contraction pattern was quadratic,
+    # and edit distances to every printed word were computed for it)
+    from ddrsearch.text.spelling import MAX_WORD_LETTERS
+
+    s = Spelling(["150k over pull"])
+    word = "overpull" * 11000
+    assert s.unknown(word) == {word: []} and s.splits("overpull" * 6) == [] and MAX_WORD_LETTERS == 40
+    assert query_words(f"didn't {word}") == [word]

@@ -87,7 +87,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
                 for note in r.notes:
                     print(f"note: {r.file_name}: {note}", file=sys.stderr)
     if not hits:
-        print(f"No report matches {args.query!r} with {args.method}"
+        print(f"No report matches {_echo(args.query)} with {args.method}"
               + (" (keyword search needs every word of the query in one report)." if args.method == "keyword" else "."))
         _print_spelling_notes(retriever, args.query)
         return 0
@@ -132,10 +132,18 @@ def _cmd_search(args: argparse.Namespace) -> int:
                    f"({named.isoformat()})")
         else:
             how = "by meaning alone and may be unrelated (check the spelling, or try the rig's words)"
-        print(f"note: no word of {args.query!r} occurs in the rows searched; the results are ranked {how}.",
+        print(f"note: no word of {_echo(args.query)} occurs in the rows searched; the results are ranked {how}.",
               file=sys.stderr)
     _print_spelling_notes(retriever, args.query)
     return 0
+
+
+def _echo(query: str) -> str:
+    """The query as a note quotes it: ``repr``, its first :data:`~ddrsearch.answers.answerer.QUESTION_ECHO_CHARS`
+    characters only (a one-word query of 88,000 letters is not printed whole)."""
+    from ddrsearch.answers.answerer import QUESTION_ECHO_CHARS
+
+    return repr(query) if len(query) <= QUESTION_ECHO_CHARS else f"{query[:QUESTION_ECHO_CHARS]!r} [...]"
 
 
 def _names_key(shown) -> str:

@@ -432,7 +432,7 @@ class Retriever(ABC):
         """
         if "_spelling" not in self.__dict__:
             texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
-            self._spelling = Spelling(texts)
+            self._spelling = Spelling(texts, phrases=[p.text for p in self.passages])  # a row's words side by side
         return self._spelling.unknown(query)
 
     def words_found(self, query: str) -> bool:

@@ -636,7 +636,7 @@ class TunedHybridRetriever(TwoLegRetriever):
             return {}  # every word is searched: no need to count the reports' words (a fifth of a second)
         if "_spelling" not in self.__dict__:
             texts = [r.text for r in self._reports.values()] or [p.indexed_text for p in self.passages]
-            self._spelling = Spelling(texts)
+            self._spelling = Spelling(texts, phrases=[p.text for p in self.passages])  # a row's words side by side
         return self._spelling.unknown(query, matched)
 
     # --- the structured path ---------------------------------------------------------

@@ -48,10 +48,19 @@ from collections.abc import Callable, Iterable
 
 from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
 
-__all__ = ["MAX_NOTES", "LexiconWord", "PrintedApart", "Spelling", "is_english", "lexicon_words", "query_words", "spelling_notes"]
+__all__ = ["MAX_NOTES", "MAX_WORD_LETTERS", "LexiconWord", "PrintedApart", "Spelling", "is_english", "lexicon_words", "query_words", "spelling_notes"]
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
-_CONTRACTION = re.compile(r"[^\W\d_]+(?:n't|'(?:re|ve|ll|d|m))\b")
+# anchored at a word's start, so a long run of letters is tried once, not from each of its letters (quadratic)
+_CONTRACTION = re.compile(r"\b[^\W\d_]+(?:n't|'(?:re|ve|ll|d|m))\b")
+#: A part of a joined word (:meth:`Spelling.splits`): two letters at least ("rig up").
+_PART = re.compile(r"[^\W\d_]{2,}")
+#: Where side by side words stop counting as a pair: a line (a cell of a table), a punctuation mark.
+_PHRASE_BREAK = re.compile(r"[\n.,;:!?()\[\]{}\"/|]+")
+
+#: The longest word checked for its spelling, in letters: a longer one is named with no suggestion (no English
+#: or drilling word is near so long, and the edit distances would cost seconds).
+MAX_WORD_LETTERS = 40
 
 #: At most this many "did you mean" lines, and words named in the last line (:func:`spelling_notes`).
 MAX_NOTES = 5
@@ -77,23 +86,32 @@ class Spelling:
         texts: the texts (whole reports, so that header tables count) whose
             words count as printed; words are cut by
             :func:`ddrsearch.text.words.split_words` (lowercase).
+        phrases: the texts whose side-by-side words count as printed together
+            (:meth:`splits`): one cell each, e.g. the operation rows; default
+            ``texts``, line by line. Lines and punctuation marks break pairs.
 
     Raises:
-        TypeError: ``texts`` is a single string (give a list of texts).
+        TypeError: ``texts`` or ``phrases`` is a single string (give a list of texts).
     """
 
-    def __init__(self, texts: Iterable[str]):
-        if isinstance(texts, str):
-            raise TypeError("Spelling needs a list of texts, not one string; wrap it: Spelling([text])")
+    def __init__(self, texts: Iterable[str], phrases: Iterable[str] | None = None):
+        if isinstance(texts, str) or isinstance(phrases, str):
+            raise TypeError("Spelling needs a list of texts (and of phrases), not one string; wrap it: Spelling([text])")
         from Stemmer import Stemmer
 
         self._stem = Stemmer("english").stemWord
         # letter runs of every token, so that "skc" of SKC613M or "ft" of 4,460ft count as printed
-        tokens = [split_words(t) for t in texts]
-        self.counts: Counter[str] = Counter(run for ws in tokens for w in ws for run in _LETTERS.findall(w))
-        # neighbouring words, so that "overpull" can be offered as the "over pull" the reports print
-        self._pairs = {(a, b) for ws in tokens for a, b in zip(ws, ws[1:], strict=False)
-                       if _LETTERS.fullmatch(a) and _LETTERS.fullmatch(b)}
+        self.counts: Counter[str] = Counter()
+        for t in texts:
+            self.counts.update(run for w in split_words(t) for run in _LETTERS.findall(w))
+        # words side by side within one phrase, so that "overpull" can be offered as the "over pull" the reports
+        # print (never across a line, a cell or a punctuation mark: "Intermediate Casing" / "Drilling" is no pair)
+        self._pairs: set[tuple[str, str]] = set()
+        for phrase in (phrases if phrases is not None else texts):
+            for piece in _PHRASE_BREAK.split(phrase):
+                ws = split_words(piece)
+                self._pairs.update((a, b) for a, b in zip(ws, ws[1:], strict=False)
+                                   if _PART.fullmatch(a) and _PART.fullmatch(b))
         self._words = sorted(self.counts)
         self._stems = {self._stem(w) for w in self._words}
 
@@ -137,18 +155,27 @@ class Spelling:
         First, the two words the reports print side by side that ``word`` joins
         (``"overpull"`` -> ``"over pull"``): a missing space is one edit.
         """
+        if len(word) > MAX_WORD_LETTERS:  # named, with no suggestion
+            return []
         return self.splits(word) + _nearest(word, self._words, self.counts)
 
     def splits(self, word: str) -> list[str]:
-        """The ways ``word`` cuts into two words of at least 3 letters that the reports print side by side.
+        """The ways ``word`` cuts into two words of at least 2 letters that the reports print side by side,
+        within one line and with no punctuation between them (``[]`` for a word over :data:`MAX_WORD_LETTERS`).
 
         >>> Spelling(["150k over pull, pulled free", "pull over"]).splits("overpull")
         ['over pull']
         >>> Spelling(["over the pull"]).splits("overpull")
         []
+        >>> Spelling(["Intermediate Casing\\nDrilling", "Cement casing. Drilling"]).splits("casingdrilling")
+        []
+        >>> Spelling(["Rig up wireline"]).splits("rigup")
+        ['rig up']
         """
         word = normalize(word)
-        return [PrintedApart(f"{word[:i]} {word[i:]}") for i in range(3, len(word) - 2)
+        if len(word) > MAX_WORD_LETTERS:
+            return []
+        return [PrintedApart(f"{word[:i]} {word[i:]}") for i in range(2, len(word) - 1)
                 if (word[:i], word[i:]) in self._pairs]
 
     def unknown(self, query: str, matched: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
@@ -173,7 +200,7 @@ class Spelling:
             found = self._nearest(word)
             if not (found and found[0] in DEFAULT_STOPWORDS):  # a misspelt stop word: the search drops it anyway
                 near = [w for w in found if w not in DEFAULT_STOPWORDS][:3]
-                if not near:  # no printed word near it: a drilling word of the lexicon, or nothing
+                if not near and len(word) <= MAX_WORD_LETTERS:  # no printed word near: the lexicon's, or none
                     vocabulary = lexicon_words()
                     known = word in vocabulary or self._stem(word) in _lexicon_stems(self._stem)
                     near = [] if known else [LexiconWord(w) for w in _nearest(word, sorted(vocabulary), vocabulary)
