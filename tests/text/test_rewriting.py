@@ -257,6 +257,25 @@ def test_td_before_a_part_of_the_top_drive_is_the_top_drive_not_total_depth(quer
     assert "total" not in tokenize(out, expand=True)  # nor does the report glossary read it so
 
 
-@pytest.mark.parametrize("query", ["when did we reach TD", "TD of the 12-1/4 section", "drill to TD and circulate"])
+@pytest.mark.parametrize("query", [
+    "when did we reach TD", "TD of the 12-1/4 section", "drill to TD and circulate",
+    # adversarial: a depth word before TD keeps it total depth, whatever follows
+    "circulate bottoms up at TD service rig", "drilled to TD hydraulic stimulation next", "ream to TD problems",
+    "reach TD failure", "mud weight at TD service",
+])
 def test_td_elsewhere_is_still_total_depth(query):
     assert "td total depth" in expand_asker_shorthand(query)
+
+
+@pytest.mark.parametrize(("query", "read"), [("TD's umbilical", "top drive umbilical"),
+                                             ("TD-repair", "top drive repair"), ("the TD/brake", "top drive brake")])
+def test_the_top_drive_in_a_possessive_or_joined_by_a_dash(query, read):
+    assert read in expand_asker_shorthand(query)
+
+
+def test_bm25_expand_spells_out_a_top_drive_td_too():
+    # adversarial: search --method bm25 --expand still read "TD umbilical" as total depth (the report glossary)
+    from ddrsearch.text.rewriting import spell_out_asker_shorthand
+
+    assert spell_out_asker_shorthand("TD umbilical") == ("top drive umbilical", [("td", "top drive")])
+    assert spell_out_asker_shorthand("drill to TD") == ("drill to TD", [])

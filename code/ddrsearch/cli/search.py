@@ -39,8 +39,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
             args.query, spelled = spell_out_asker_shorthand(args.query)
             for abbreviation, expansion in spelled:
-                print(f"note: {abbreviation.upper()} searched as {expansion!r} (the reports never print it)",
-                      file=sys.stderr)
+                why = ("not total depth: a part of the top drive follows it" if expansion == "top drive"
+                       else "the reports never print it")
+                print(f"note: {abbreviation.upper()} searched as {expansion!r} ({why})", file=sys.stderr)
     elif args.expand:
         print(f"ddrsearch search: --expand applies to keyword and bm25, not {args.method}", file=sys.stderr)
         return 2

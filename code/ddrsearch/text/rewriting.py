@@ -43,9 +43,9 @@ from ddrsearch.text.glossary import Glossary, default_glossary, load_glossary
 from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
 
 __all__ = [
-    "FRAMING", "RIG_TERMS_COLUMNS", "TOP_DRIVE_WORDS", "RigTerm", "add_rig_terms", "add_shorthand", "asker_shorthand",
-    "expand_asker_shorthand", "load_rig_terms", "rewrite_query", "rig_terms", "spell_out_asker_shorthand",
-    "strip_framing",
+    "FRAMING", "RIG_TERMS_COLUMNS", "TD_DEPTH_WORDS", "TOP_DRIVE_WORDS", "RigTerm", "add_rig_terms", "add_shorthand",
+    "asker_shorthand", "expand_asker_shorthand", "load_rig_terms", "read_top_drive", "rewrite_query", "rig_terms",
+    "spell_out_asker_shorthand", "strip_framing",
 ]
 
 #: Question framings dropped by :func:`strip_framing`, tried at the start of
@@ -79,7 +79,29 @@ TOP_DRIVE_WORDS: tuple[str, ...] = (
     "service", "serviced", "maintenance", "failure", "failed", "broke", "breakdown", "problem", "problems",
     "issue", "issues", "fault",
 )
-_TOP_DRIVE_TD = re.compile(r"\btd\b(?=\s+(?:" + "|".join(TOP_DRIVE_WORDS) + r")\b)")
+#: Words before "TD" that make it a depth whatever follows ("drill to TD", "at TD service rig", "reached TD").
+TD_DEPTH_WORDS: tuple[str, ...] = ("to", "at", "reach", "reached", "reaching", "hit", "near", "past", "from",
+                                   "until", "till", "below", "above", "called", "before", "after", "deeper")
+_TOP_DRIVE_TD = re.compile("".join(rf"(?<!\b{w} )" for w in TD_DEPTH_WORDS)
+                           + r"\btd(?:'s)?(?=[\s/-]+(?:" + "|".join(TOP_DRIVE_WORDS) + r")\b)")
+
+
+def read_top_drive(query: str) -> tuple[str, bool]:
+    """``query`` normalised, with a TD that is the top drive written ``top drive``; and whether there was one.
+
+    TD is the top drive when a word of :data:`TOP_DRIVE_WORDS` follows it
+    ("TD umbilical", "TD's gripper", "TD-repair") and no word of
+    :data:`TD_DEPTH_WORDS` stands before it ("drilled to TD hydraulic
+    stimulation next" keeps its total depth).
+
+    >>> read_top_drive("Strap the TD's umbilical")
+    ('strap the top drive umbilical', True)
+    >>> read_top_drive("circulate bottoms up at TD service rig")
+    ('circulate bottoms up at td service rig', False)
+    """
+    text = normalize(query)
+    out = _TOP_DRIVE_TD.sub("top drive", text)
+    return out, out != text
 
 
 @functools.lru_cache(maxsize=1)
@@ -108,9 +130,9 @@ def expand_asker_shorthand(query: str, table: Glossary | None = None) -> str:
     """Insert, after each abbreviation of ``table`` (default :func:`asker_shorthand`), its expansion.
 
     ``L/D``, ``LD`` and ``L.D.`` are one token (:mod:`ddrsearch.text.words`);
-    ``W&R`` is read as ``WR``. A ``TD`` followed by a word of
-    :data:`TOP_DRIVE_WORDS` is the top drive and is replaced by it, so that
-    neither this table nor the report glossary reads it as total depth.
+    ``W&R`` is read as ``WR``. A ``TD`` that is the top drive
+    (:func:`read_top_drive`) is replaced by it, so that neither this table
+    nor the report glossary reads it as total depth.
 
     >>> expand_asker_shorthand("L/D 5in DP")
     'ld lay down 5 in dp'
@@ -119,7 +141,7 @@ def expand_asker_shorthand(query: str, table: Glossary | None = None) -> str:
     """
     table = table or asker_shorthand()
     words = []
-    for tok in split_words(_TOP_DRIVE_TD.sub("top drive", _AMPERSAND.sub(r"\1\2", normalize(query)))):
+    for tok in split_words(_AMPERSAND.sub(r"\1\2", read_top_drive(query)[0])):
         words.append(tok)
         entry = table.get(tok)
         if entry is not None:
@@ -146,15 +168,17 @@ def spell_out_asker_shorthand(query: str, table: Glossary | None = None,
     Returns:
         ``(query, [])`` when no such abbreviation is in it (unchanged); else
         the query's tokens with each one spelled out, and ``(abbreviation as
-        a token, expansion)`` for each.
+        a token, expansion)`` for each; a TD that is the top drive
+        (:func:`read_top_drive`) is spelled out too, as ``("td", "top drive")``.
 
     >>> spell_out_asker_shorthand("L/D BHA")
     ('lay down bha', [('ld', 'lay down')])
     """
     table = table or asker_shorthand()
     glossary = glossary or default_glossary()
-    words, done = [], []
-    for tok in split_words(_AMPERSAND.sub(r"\1\2", normalize(query))):
+    text, top_drive = read_top_drive(query)  # before the glossary can read that TD as total depth
+    words, done = [], [("td", "top drive")] if top_drive else []
+    for tok in split_words(_AMPERSAND.sub(r"\1\2", text)):
         entry = table.get(tok)
         if entry is not None and glossary.get(tok) is None:
             words.append(entry.expansion.lower())
