@@ -95,5 +95,13 @@ def test_manifest_for_your_own_reports(tmp_path, archive_folder, monkeypatch, ca
     capsys.readouterr()
     assert main(["search", "became stuck", "--method", "keyword", "--corpus", "archive"]) == 0
     # before: "from the archive (3 reports). Report D038 = drilling report 38, ...", as if FORGE's archive
-    out = capsys.readouterr().out
-    assert "1 report(s) from the archive of DDRSEARCH_MANIFEST m.csv (3 reports)" in out
+    shown = capsys.readouterr().out
+    assert "1 report(s) from the archive of DDRSEARCH_MANIFEST m.csv (3 reports)" in shown
+    # adversarial: a line break in the manifest's name forged a line of the output
+    odd = tmp_path / "m\nFAKE LINE: 0 reports\x1b[31m.csv"
+    shutil.copyfile(out, odd)
+    monkeypatch.setenv("DDRSEARCH_MANIFEST", str(odd))
+    assert main(["search", "became stuck", "--method", "keyword", "--corpus", "archive"]) == 0
+    shown = capsys.readouterr().out
+    assert "from the archive of DDRSEARCH_MANIFEST m FAKE LINE: 0 reports.csv (3 reports)" in shown
+    assert not any(line.startswith("FAKE") for line in shown.splitlines()) and "\x1b" not in shown

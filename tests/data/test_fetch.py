@@ -160,3 +160,29 @@ def test_offline_fetch_gives_the_hint_first_and_the_shared_failure_once(tmp_path
     assert text.count("Name or service not known") == 1 and "FAILED     76 files, each: download from" in text
     assert all(name[len("FORGE-16A-78-32_"):] in text for name in info.value.report.failed)  # every file still named
     assert len(info.value.report.failed) == 76
+
+
+@pytest.mark.data
+def test_the_summary_prints_a_hostile_mirror_path_on_its_one_line(tmp_path, mirror):
+    # adversarial: a mirror path with a line break and escapes forged a line ("FAKE: all verified") in the summary
+    odd = tmp_path / "mir\nFAKE: all verified\x1b[2K"
+    mirror.rename(odd)
+    report = fetch_archive(tmp_path / "dest", mirror=odd, progress=False, only=[REPORT_38])
+    first, *rest = report.summary().splitlines()
+    assert first.endswith("Fetched from mirror " + str(tmp_path) + "/mir?FAKE: all verified?[2K.") and not rest
+
+
+def test_a_download_address_with_a_control_character_is_named_not_a_traceback(tmp_path, monkeypatch):
+    # adversarial: DDRSEARCH_BASE_URL holding a line break ended fetch with http.client.InvalidURL
+    monkeypatch.setenv("DDRSEARCH_BASE_URL", "http://127.0.0.1:9/x\n/")
+    with pytest.raises(FetchError, match="control character"):
+        fetch_archive(tmp_path / "dest", progress=False, only=[REPORT_38])
+
+
+def test_the_summary_says_tried_when_nothing_came(tmp_path, monkeypatch):
+    # adversarial: "0 fetched, 10 failed ... Fetched from http://127.0.0.1:9/x/."
+    with pytest.raises(FetchError) as caught:
+        fetch_archive(tmp_path / "dest", base_url="http://127.0.0.1:9/x/", progress=False, only=[REPORT_38],
+                      timeout=2)
+    first = caught.value.report.summary().splitlines()[0]
+    assert first.endswith("Tried http://127.0.0.1:9/x/.") and "Fetched from" not in first

@@ -111,7 +111,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
     from ddrsearch.answers.generation import strip_controls
 
     # a folder's or an index's path is the user's, but may hold escape sequences: printed without them
-    print(f"\n{len(hits)} report(s) from {strip_controls(source)} ({n_reports} reports), method {args.method}."
+    print(f"\n{len(hits)} report(s) from {' '.join(strip_controls(source).splitlines())} ({n_reports} reports), "
+          f"method {args.method}."
           + _names_key((numbers.get(h.report, h.report), h.report) for h in hits))
     if not retriever.words_found(args.query):
         from ddrsearch.retrieval.structured import parse_date

@@ -107,7 +107,8 @@ class FetchReport:
         lines = [
             f"{self.folder}: {len(self.present)} already present, {len(self.fetched)} fetched, "
             f"{len(self.failed)} failed, {len(self.changed)} changed locally, {len(self.unexpected)} unexpected."
-            + (f" Fetched from {self.source}." if self.source and (self.fetched or self.failed) else "")
+            + (f" Fetched from {self.source}." if self.source and self.fetched
+               else f" Tried {self.source}." if self.source and self.failed else "")
         ]
         groups: dict[str, list[str]] = {}  # the same failure for many files (no network) is said once
         for name, why in sorted(self.failed.items()):
@@ -131,6 +132,11 @@ class FetchReport:
         for name in self.unexpected:
             lines.append(f"  UNEXPECTED {name}: not in the manifest; left alone and not used.")
         return "\n".join(lines)
+
+
+def _printable(text: str) -> str:
+    """``text`` with every character that is not printable (line breaks, escapes, bidi controls) shown as ``?``."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def _copy_from_mirror(entry: ManifestEntry, mirror: Path, tmp: Path) -> None:
@@ -191,6 +197,9 @@ def fetch_archive(
     if mirror is not None and not mirror.is_dir():
         raise FetchError(f"Mirror folder {mirror} does not exist or is not a folder. Check --mirror / DDRSEARCH_MIRROR.")
     base_url = base_url or settings.get("DDRSEARCH_BASE_URL") or BASE_URL
+    if not base_url.isprintable():  # a line break or an escape: http.client would refuse it with a traceback
+        raise FetchError(f"The download address {_printable(base_url)!r} holds a control character (shown as ?). "
+                         "Fix --base-url / DDRSEARCH_BASE_URL.")
     if not base_url.endswith("/"):
         base_url += "/"
     if folder.exists() and not folder.is_dir():
@@ -213,7 +222,7 @@ def fetch_archive(
     if mirror is not None:
         _check_mirror(mirror, {e.file_name for e in entries})
 
-    report = FetchReport(folder=folder, source=f"mirror {mirror}" if mirror is not None else base_url)
+    report = FetchReport(folder=folder, source=f"mirror {_printable(str(mirror))}" if mirror is not None else base_url)
     listed = {e.file_name for e in load_manifest()}
     report.unexpected = [p.name for p in list_pdfs(folder) if p.name not in listed]
 
