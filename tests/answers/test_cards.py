@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -92,6 +93,16 @@ def test_a_refusal_is_one_sentence_with_the_best_support_and_the_threshold():
     assert md.endswith("Not found in these reports \\(best support 0\\.00 \\< 0\\.431\\)\\.")
     with pytest.raises(ValueError, match="a refusal has nothing to crop"):
         card_crop(_card([]), [])
+
+
+def test_a_refusal_with_candidates_shows_its_closest_rows_as_the_command_line_does():
+    # learner: chapter 10 said a refused card lists its closest rows, but the book's card showed only its sentence
+    weak = dataclasses.replace(_row("Cut core *from* 5,846'"), support=0.40, evidence=0.3)
+    card = AnswerCard(question="did we cut a sample of the rock", searched="cut sample rock", order="score",
+                      rows=[], candidates=[weak], threshold=0.431)
+    md = card_markdown(card)
+    assert md.split("\n\n")[1] == "Not found in these reports \\(best support 0\\.40 \\< 0\\.431\\)\\."
+    assert "not an answer" in md and "D038\\-r08" in md and "Cut core \\*from\\* 5\\,846" in md
 
 
 @pytest.mark.data

@@ -105,8 +105,10 @@ def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO (repor
     Returns:
         Markdown text: a line with the question, the note when there is one, a
         line on how the rows are ordered and a table, or one line saying that
-        nothing was found (with the best support and the threshold). Every
-        piece of the question, note and rows is escaped.
+        nothing was found (with the best support and the threshold) and the
+        table of the closest rows, marked as no answer
+        (:meth:`~ddrsearch.answers.answerer.AnswerCard.nearest`). Every piece of
+        the question, note and rows is escaped.
     """
     from ddrsearch.answers.answerer import ORDER_WORDS
 
@@ -114,13 +116,20 @@ def card_markdown(card, *, columns: Sequence[str] = ("row", "day, FROM-TO (repor
     parts = [f"**Q:** {escape_markdown(card.question)}"]
     if card.note:
         parts.append(escape_markdown(card.note))
+    def table(rows):
+        return markdown_table(columns, [(r.row_id, f"{r.when} (report dated {r.date.isoformat()}, page {r.page})",
+                                         f"{r.support:.2f}", f'"{r.text}"') for r in rows], widths)
+
     if not card.found:
         parts.append(escape_markdown(card.refusal))
+        nearest = card.nearest()
+        if nearest:  # as the command line's card: the closest rows, marked as no answer
+            parts.append(escape_markdown("The closest rows, in the row search's order, not an answer (their support "
+                                         "is below the threshold):"))
+            parts.append(table(nearest))
         return "\n\n".join(parts)
     parts.append(escape_markdown(f"{len(card.rows)} {card.kind_of_rows} in {len(card.groups())} report(s), {how}:"))
-    rows = [(r.row_id, f"{r.when} (report dated {r.date.isoformat()}, page {r.page})", f"{r.support:.2f}",
-             f'"{r.text}"') for r in card.rows]
-    parts.append(markdown_table(columns, rows, widths))
+    parts.append(table(card.rows))
     return "\n\n".join(parts)
 
 
