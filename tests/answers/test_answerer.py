@@ -46,6 +46,11 @@ def test_question_order_and_search_words():
     assert question_order("the packers, when were they set?") == "earliest"
     assert question_order("we cored when?") == "earliest"
     assert question_order("  When the pump broke, what did we do?") == "earliest"  # opening "when": kept
+    # second adversarial pass: a "when" after a verb of asking still asks a time
+    for asked in ("tell me when we cut core", "remind me when we ran casing", "do you know when we tripped out",
+                  "the time when we cored", "so when was the BOP tested", "what days did we core",
+                  "what time did we spud", "date of spud"):
+        assert question_order(asked) == "earliest", asked
     assert search_words("when did we last get stuck?") == "stuck?"
     assert search_words("what happened on 2020-12-25?") == "happened on ?"
 

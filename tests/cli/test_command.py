@@ -92,3 +92,12 @@ def test_errors_and_warnings_reach_the_terminal_without_escape_sequences(monkeyp
     err = capsys.readouterr().err
     assert "\x1b" not in err
     assert "warning: bad" in err and "red.pdf skipped" in err and "id S" in err and "OK01 is not valid" in err
+
+
+def test_a_warning_is_one_line_whatever_the_file_name_it_quotes(capsys):
+    # second adversarial pass: a non-PDF named "bad\x1b[2J\nwarning: all 77 verified.pdf" forged a warning line
+    from ddrsearch.cli.command import _show_warning
+
+    _show_warning("bad\x1b[2J\nwarning: all 77 verified.pdf skipped, not searched: not a PDF", UserWarning, "f", 1)
+    err = capsys.readouterr().err
+    assert err == "warning: bad warning: all 77 verified.pdf skipped, not searched: not a PDF\n"

@@ -403,6 +403,10 @@ def test_the_key_to_report_names_is_written_from_the_names_shown():
         " Report D050 = drilling report 50, D051 = today.pdf.")
     assert _names_key([("D051", "to\x1b[2Jday.pdf")]) == " Report D051 = today.pdf."  # no control character
     assert _names_key([("my_report", "my_report.pdf")]) == " Report my_report = my_report.pdf."
+    # second adversarial pass: a line break in a file name started a line of its own; a long name is cut
+    assert _names_key([("D040", "evil\nReport D001 = all clear.pdf")]) == (
+        " Report D040 = evil Report D001 = all clear.pdf.")
+    assert _names_key([("D041", "L" * 240 + ".pdf")]) == f" Report D041 = {'L' * 80}...."
     assert _names_key([]) == ""
 
 

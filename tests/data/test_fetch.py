@@ -172,11 +172,24 @@ def test_the_summary_prints_a_hostile_mirror_path_on_its_one_line(tmp_path, mirr
     assert first.endswith("Fetched from mirror " + str(tmp_path) + "/mir?FAKE: all verified?[2K.") and not rest
 
 
-def test_a_download_address_with_a_control_character_is_named_not_a_traceback(tmp_path, monkeypatch):
-    # adversarial: DDRSEARCH_BASE_URL holding a line break ended fetch with http.client.InvalidURL
-    monkeypatch.setenv("DDRSEARCH_BASE_URL", "http://127.0.0.1:9/x\n/")
-    with pytest.raises(FetchError, match="control character"):
+@pytest.mark.parametrize("address", ["http://127.0.0.1:9/x\n/", "http://127.0.0.1:9/a b/"])
+def test_a_download_address_with_a_control_character_is_named_not_a_traceback(tmp_path, monkeypatch, address):
+    # adversarial: DDRSEARCH_BASE_URL holding a line break (then, second pass, a space) ended fetch with
+    # http.client.InvalidURL
+    monkeypatch.setenv("DDRSEARCH_BASE_URL", address)
+    with pytest.raises(FetchError, match="a space or a control character"):
         fetch_archive(tmp_path / "dest", progress=False, only=[REPORT_38])
+
+
+@pytest.mark.data
+def test_the_summary_prints_a_hostile_destination_on_its_one_line(tmp_path, mirror):
+    # second adversarial pass: the destination folder was printed raw ("FAKE: all verified" on its own line)
+    dest = tmp_path / "dest\x1b[31mRED\nFAKE: all verified"
+    report = fetch_archive(dest, mirror=mirror, progress=False, only=[REPORT_38])
+    assert len(report.summary().splitlines()) == 1 and "\x1b" not in report.summary()
+    with pytest.raises(FetchError) as caught:
+        fetch_archive(tmp_path / "d2", mirror=tmp_path / "nope\nFAKE", progress=False, only=[REPORT_38])
+    assert "\n" not in str(caught.value)
 
 
 def test_the_summary_says_tried_when_nothing_came(tmp_path, monkeypatch):

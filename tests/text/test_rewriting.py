@@ -262,6 +262,8 @@ def test_td_before_a_part_of_the_top_drive_is_the_top_drive_not_total_depth(quer
     # adversarial: a depth word before TD keeps it total depth, whatever follows
     "circulate bottoms up at TD service rig", "drilled to TD hydraulic stimulation next", "ream to TD problems",
     "reach TD failure", "mud weight at TD service",
+    # second pass: a word or a number between the depth word and TD
+    "circulated at final TD service rig", "reached planned TD service rig", "at 10,987' TD service rig",
 ])
 def test_td_elsewhere_is_still_total_depth(query):
     assert "td total depth" in expand_asker_shorthand(query)
@@ -271,6 +273,12 @@ def test_td_elsewhere_is_still_total_depth(query):
                                              ("TD-repair", "top drive repair"), ("the TD/brake", "top drive brake")])
 def test_the_top_drive_in_a_possessive_or_joined_by_a_dash(query, read):
     assert read in expand_asker_shorthand(query)
+
+
+def test_md_td_is_a_depth_pair():
+    from ddrsearch.text.rewriting import read_top_drive
+
+    assert read_top_drive("MD/TD service") == ("md/td service", False)
 
 
 def test_bm25_expand_spells_out_a_top_drive_td_too():

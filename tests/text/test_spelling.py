@@ -176,3 +176,21 @@ def test_a_very_long_word_is_named_quickly_and_without_a_suggestion():
     word = "overpull" * 11000
     assert s.unknown(word) == {word: []} and s.splits("overpull" * 6) == [] and MAX_WORD_LETTERS == 40
     assert query_words(f"didn't {word}") == [word]
+
+
+@pytest.mark.parametrize("mark", ["\uff0c", "\u2026", "\r", "\u2028", " \u2014 ", " - ", "\t"])
+def test_no_pair_across_a_mark_of_any_script(mark):
+    # second adversarial pass: full-width commas, an ellipsis, dashes, spaced hyphens ("Black - green") and line
+    # breaks other than \n joined two cells' words
+    assert Spelling(["x"], phrases=[f"Intermediate Casing{mark}Drilling"]).splits("casingdrilling") == []
+
+
+def test_texts_given_as_a_generator_are_read_once_for_both_uses():
+    # second adversarial pass: the default phrases re-read a spent generator, so no split was ever offered
+    assert Spelling(t for t in ["150k over pull, pulled free"]).splits("overpull") == ["over pull"]
+
+
+def test_a_split_with_a_two_letter_part_comes_after_the_printed_words_near_it():
+    s = Spelling(["Cementing casing", "cement in place", "Rig up wireline"])
+    assert s.unknown("cementin")["cementin"][:2] == ["cementing", "cement"]
+    assert s.unknown("rigup") == {"rigup": ["rig up"]}

@@ -113,11 +113,16 @@ QUESTION_WORDS = frozenset(
 
 _LAST_RE = re.compile(r"\b(last|latest|most recent(ly)?|recently)\b", re.I)
 _FIRST_RE = re.compile(r"\b(first|earliest)\b", re.I)
-#: A question asking for a time: "when" opening it, ending it, or before a verb that asks ("when did",
-#: "when was"), or "what/which day/date". A "when" joining two clauses ("found when we laid down the BHA")
-#: asks for no time.
-_WHEN_RE = re.compile(r"^\W*when\b|\bwhen\s+(?:did|was|were|is|are|do|does|had|has|have|will|would|could|can|"
-                      r"should|might)\b|\bwhen\W*$|\b(?:what|which) (?:day|date)\b", re.I)
+#: A question asking for a time: "when" opening it (after "and", "so", "but", "then" or "ok" too), ending it,
+#: before a verb that asks ("when did", "when was"), after a verb of asking or knowing ("tell me when", "do you
+#: know when", "the time when"), or "what/which day(s)/date(s)/time", "date of". A "when" joining two
+#: clauses ("found when we laid down the BHA") asks for no time.
+_WHEN_RE = re.compile(
+    r"^\W*(?:(?:and|so|but|then|ok|okay)\W+)?when\b"
+    r"|\bwhen\s+(?:did|was|were|is|are|do|does|had|has|have|will|would|could|can|should|might)\b|\bwhen\W*$"
+    r"|\b(?:tell|remind|show|ask)\s+(?:me|us|you)\s+when\b"
+    r"|\b(?:know|knew|recall|remember|find out|found out|wonder|sure|idea|time|day|date|see)\s+when\b"
+    r"|\b(?:what|which)\s+(?:days?|dates?|time)\b|\bdate of\b", re.I)
 _ISO_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _US_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 

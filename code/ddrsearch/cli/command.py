@@ -149,7 +149,8 @@ def _printable(text: str) -> str:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"warning: {_printable(str(message))}", file=sys.stderr)
+    # one line per warning: a line break in a file name it quotes must not start a line of its own
+    print(f"warning: {' '.join(_printable(str(message)).splitlines())}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -167,8 +167,9 @@ def _names_key(shown) -> str:
     first, own = {}, {}
     for label, file_name in shown:
         m = re.fullmatch(r"([DC])(\d{3})", label)
-        if not FILE_NAME_RE.match(str(file_name)):
-            own.setdefault(label, strip_controls(str(file_name)))
+        if not FILE_NAME_RE.match(str(file_name)):  # on one line, and cut: a file name is the user's
+            name = " ".join(strip_controls(str(file_name)).splitlines())
+            own.setdefault(label, name if len(name) <= 80 else name[:80] + "...")
         elif m:
             first.setdefault(m[1], (label, int(m[2])))
     keys = [f"{label} = {'drilling' if phase == 'D' else 'completion'} report {number}"

@@ -105,7 +105,7 @@ class FetchReport:
     def summary(self) -> str:
         """Return a few human-readable lines describing the outcome."""
         lines = [
-            f"{self.folder}: {len(self.present)} already present, {len(self.fetched)} fetched, "
+            f"{_printable(str(self.folder))}: {len(self.present)} already present, {len(self.fetched)} fetched, "
             f"{len(self.failed)} failed, {len(self.changed)} changed locally, {len(self.unexpected)} unexpected."
             + (f" Fetched from {self.source}." if self.source and self.fetched
                else f" Tried {self.source}." if self.source and self.failed else "")
@@ -195,11 +195,11 @@ def fetch_archive(
         mirror = settings.get("DDRSEARCH_MIRROR")
     mirror = Path(mirror).expanduser() if mirror is not None else None
     if mirror is not None and not mirror.is_dir():
-        raise FetchError(f"Mirror folder {mirror} does not exist or is not a folder. Check --mirror / DDRSEARCH_MIRROR.")
+        raise FetchError(f"Mirror folder {_printable(str(mirror))} does not exist or is not a folder. Check --mirror / DDRSEARCH_MIRROR.")
     base_url = base_url or settings.get("DDRSEARCH_BASE_URL") or BASE_URL
-    if not base_url.isprintable():  # a line break or an escape: http.client would refuse it with a traceback
-        raise FetchError(f"The download address {_printable(base_url)!r} holds a control character (shown as ?). "
-                         "Fix --base-url / DDRSEARCH_BASE_URL.")
+    if any(ch.isspace() or not ch.isprintable() for ch in base_url):  # http.client refuses them with a traceback
+        raise FetchError(f"The download address {_printable(base_url)!r} holds a space or a control character "
+                         "(control characters shown as ?); write a space as %20. Fix --base-url / DDRSEARCH_BASE_URL.")
     if not base_url.endswith("/"):
         base_url += "/"
     if folder.exists() and not folder.is_dir():
@@ -287,9 +287,9 @@ def _check_mirror(mirror: Path, names: set[str], depth: int = 4) -> None:
         level = sorted(d for parent in level for d in parent.iterdir() if d.is_dir() and not d.is_symlink())
         for d in level:
             if any((d / n).is_file() for n in names):
-                raise FetchError(f"Mirror folder {mirror} holds none of the report PDFs; did you mean {d}? "
+                raise FetchError(f"Mirror folder {_printable(str(mirror))} holds none of the report PDFs; did you mean {d}? "
                                  "--mirror names the folder that holds the PDFs themselves.")
-    raise FetchError(f"Mirror folder {mirror} holds none of the report PDFs (nor does any folder {depth} levels "
+    raise FetchError(f"Mirror folder {_printable(str(mirror))} holds none of the report PDFs (nor does any folder {depth} levels "
                      "below it). --mirror names the folder that holds the PDFs themselves, e.g. "
                      ".../datasets/forge_archive.")
 

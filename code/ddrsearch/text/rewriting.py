@@ -79,20 +79,22 @@ TOP_DRIVE_WORDS: tuple[str, ...] = (
     "service", "serviced", "maintenance", "failure", "failed", "broke", "breakdown", "problem", "problems",
     "issue", "issues", "fault",
 )
-#: Words before "TD" that make it a depth whatever follows ("drill to TD", "at TD service rig", "reached TD").
+#: Words among the three before "TD" that make it a depth whatever follows ("drill to TD", "at final TD service
+#: rig", "reached planned TD", "MD/TD"); a number there does too ("at 10,987' TD").
 TD_DEPTH_WORDS: tuple[str, ...] = ("to", "at", "reach", "reached", "reaching", "hit", "near", "past", "from",
-                                   "until", "till", "below", "above", "called", "before", "after", "deeper")
-_TOP_DRIVE_TD = re.compile("".join(rf"(?<!\b{w} )" for w in TD_DEPTH_WORDS)
-                           + r"\btd(?:'s)?(?=[\s/-]+(?:" + "|".join(TOP_DRIVE_WORDS) + r")\b)")
+                                   "until", "till", "below", "above", "called", "before", "after", "deeper",
+                                   "final", "planned", "total", "section", "md", "depth")
+_TOP_DRIVE_TD = re.compile(r"\btd(?:'s)?(?=[\s/-]+(?:" + "|".join(TOP_DRIVE_WORDS) + r")\b)")
 
 
 def read_top_drive(query: str) -> tuple[str, bool]:
     """``query`` normalised, with a TD that is the top drive written ``top drive``; and whether there was one.
 
     TD is the top drive when a word of :data:`TOP_DRIVE_WORDS` follows it
-    ("TD umbilical", "TD's gripper", "TD-repair") and no word of
-    :data:`TD_DEPTH_WORDS` stands before it ("drilled to TD hydraulic
-    stimulation next" keeps its total depth).
+    ("TD umbilical", "TD's gripper", "TD-repair") and neither a word of
+    :data:`TD_DEPTH_WORDS` nor a number is among the three words before it
+    ("drilled to TD hydraulic stimulation next", "at final TD service rig"
+    keep their total depth).
 
     >>> read_top_drive("Strap the TD's umbilical")
     ('strap the top drive umbilical', True)
@@ -100,7 +102,13 @@ def read_top_drive(query: str) -> tuple[str, bool]:
     ('circulate bottoms up at td service rig', False)
     """
     text = normalize(query)
-    out = _TOP_DRIVE_TD.sub("top drive", text)
+
+    def read(m: re.Match) -> str:
+        before = re.findall(r"[\w']+", text[:m.start()])[-3:]
+        depth = any(w in TD_DEPTH_WORDS or any(ch.isdigit() for ch in w) for w in before)
+        return m.group(0) if depth else "top drive"
+
+    out = _TOP_DRIVE_TD.sub(read, text)
     return out, out != text
 
 

@@ -55,8 +55,11 @@ _LETTERS = re.compile(r"[^\W\d_]{3,}")
 _CONTRACTION = re.compile(r"\b[^\W\d_]+(?:n't|'(?:re|ve|ll|d|m))\b")
 #: A part of a joined word (:meth:`Spelling.splits`): two letters at least ("rig up").
 _PART = re.compile(r"[^\W\d_]{2,}")
-#: Where side by side words stop counting as a pair: a line (a cell of a table), a punctuation mark.
-_PHRASE_BREAK = re.compile(r"[\n.,;:!?()\[\]{}\"/|]+")
+#: Where side by side words stop counting as a pair: any line or page break and a tab (before normalising,
+#: which makes them spaces), then a hyphen or dash with a space beside it ("Black - green") and any other mark
+#: that is not part of a word.
+_LINE_BREAK = re.compile(r"[\r\n\t\v\f\x1c-\x1e\x85\u2028\u2029]")
+_PHRASE_BREAK = re.compile(r"\s[-\u2010-\u2015]|[-\u2010-\u2015]\s|[^\w\s'-]")
 
 #: The longest word checked for its spelling, in letters: a longer one is named with no suggestion (no English
 #: or drilling word is near so long, and the edit distances would cost seconds).
@@ -101,14 +104,16 @@ class Spelling:
 
         self._stem = Stemmer("english").stemWord
         # letter runs of every token, so that "skc" of SKC613M or "ft" of 4,460ft count as printed
+        if phrases is None:  # the texts are read twice: a generator would give nothing the second time
+            texts = phrases = list(texts)
         self.counts: Counter[str] = Counter()
         for t in texts:
             self.counts.update(run for w in split_words(t) for run in _LETTERS.findall(w))
         # words side by side within one phrase, so that "overpull" can be offered as the "over pull" the reports
         # print (never across a line, a cell or a punctuation mark: "Intermediate Casing" / "Drilling" is no pair)
         self._pairs: set[tuple[str, str]] = set()
-        for phrase in (phrases if phrases is not None else texts):
-            for piece in _PHRASE_BREAK.split(phrase):
+        for phrase in phrases:
+            for piece in (p for line in _LINE_BREAK.split(phrase) for p in _PHRASE_BREAK.split(normalize(line))):
                 ws = split_words(piece)
                 self._pairs.update((a, b) for a, b in zip(ws, ws[1:], strict=False)
                                    if _PART.fullmatch(a) and _PART.fullmatch(b))
@@ -157,7 +162,10 @@ class Spelling:
         """
         if len(word) > MAX_WORD_LETTERS:  # named, with no suggestion
             return []
-        return self.splits(word) + _nearest(word, self._words, self.counts)
+        splits, near = self.splits(word), _nearest(word, self._words, self.counts)
+        # a split with a two-letter part ("cement in") after the printed words near it ("cementing")
+        short = [w for w in splits if min(map(len, w.split())) < 3]
+        return [w for w in splits if w not in short] + near + short
 
     def splits(self, word: str) -> list[str]:
         """The ways ``word`` cuts into two words of at least 2 letters that the reports print side by side,
