@@ -19,9 +19,9 @@ the dense leg reads such words by meaning. Nor is a word whose nearest
 printed neighbour is a stop word (*teh*, *wiht*): the search drops it anyway.
 Contractions (*didn't*) are skipped whole. Nothing here rewrites the query.
 
-A word that joins two words the reports print side by side (*overpull*
-for their *over pull*) is offered the two words first: a missing space is
-one edit.
+A word that joins two words the reports print side by side in one row
+(*overpull* for their *over pull*) is offered the two words first: a missing
+space is one edit.
 
 A misspelt word the reports never print in any spelling (*hihgest*: no
 report prints *highest*) has no printed neighbour; it is offered the nearest
@@ -48,7 +48,8 @@ from collections.abc import Callable, Iterable
 
 from ddrsearch.text.words import DEFAULT_STOPWORDS, normalize, split_words
 
-__all__ = ["MAX_NOTES", "MAX_WORD_LETTERS", "LexiconWord", "PrintedApart", "Spelling", "is_english", "lexicon_words", "query_words", "spelling_notes"]
+__all__ = ["MAX_NOTES", "MAX_WORD_LETTERS", "LexiconWord", "PrintedApart", "Spelling", "is_english", "lexicon_words",
+           "query_words", "spelling_notes"]
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
 # anchored at a word's start, so a long run of letters is tried once, not from each of its letters (quadratic)
@@ -158,7 +159,8 @@ class Spelling:
         """Every printed word within the edit distance allowed for ``word``, in :meth:`suggest`'s order.
 
         First, the two words the reports print side by side that ``word`` joins
-        (``"overpull"`` -> ``"over pull"``): a missing space is one edit.
+        (``"overpull"`` -> ``"over pull"``: a missing space is one edit), except a
+        split with a two-letter part (``"cement in"``), which comes last.
         """
         if len(word) > MAX_WORD_LETTERS:  # named, with no suggestion
             return []
