@@ -150,7 +150,9 @@ def _printable(text: str) -> str:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     # one line per warning: a line break in a file name it quotes must not start a line of its own
-    print(f"warning: {' '.join(_printable(str(message)).splitlines())}", file=sys.stderr)
+    from ddrsearch.cli.outputs import one_line
+
+    print(f"warning: {one_line(str(message))}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,11 +1,11 @@
-"""Output files of the command line: refuse a bad ``--out`` before a long computation."""
+"""Output of the command line: refuse a bad ``--out`` before a long computation; print a user's text on one line."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["unwritable_csv"]
+__all__ = ["one_line", "unwritable_csv"]
 
 
 def unwritable_csv(value: str, also: str | None = None, kind: str = "CSV") -> str | None:
@@ -53,3 +53,16 @@ def unwritable_csv(value: str, also: str | None = None, kind: str = "CSV") -> st
             path.unlink()
     return None
 
+
+def one_line(text: str) -> str:
+    """``text`` without escape sequences or control characters, its lines joined by spaces.
+
+    For a path, a file name or a warning that quotes one: a line break in it must not start a printed line of
+    its own. :func:`ddrsearch.answers.generation.strip_controls` says what is removed.
+
+    >>> one_line("evil\\x1b[31m\\nReport D001 = all clear.pdf")
+    'evil Report D001 = all clear.pdf'
+    """
+    from ddrsearch.answers.generation import strip_controls
+
+    return " ".join(strip_controls(text).splitlines())

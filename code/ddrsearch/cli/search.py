@@ -7,6 +7,7 @@ import datetime as dt
 import sys
 
 from ddrsearch.cli.index import add_index_options
+from ddrsearch.cli.outputs import one_line
 
 __all__ = ["add_search_parser"]
 
@@ -108,10 +109,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
     print(line.format(*("-" * w for w in widths)))
     for r in rows:
         print(line.format(*r))
-    from ddrsearch.answers.generation import strip_controls
-
     # a folder's or an index's path is the user's, but may hold escape sequences: printed without them
-    print(f"\n{len(hits)} report(s) from {' '.join(strip_controls(source).splitlines())} ({n_reports} reports), "
+    print(f"\n{len(hits)} report(s) from {one_line(source)} ({n_reports} reports), "
           f"method {args.method}."
           + _names_key((numbers.get(h.report, h.report), h.report) for h in hits))
     if not retriever.words_found(args.query):
@@ -161,14 +160,13 @@ def _names_key(shown) -> str:
     """
     import re
 
-    from ddrsearch.answers.generation import strip_controls
     from ddrsearch.data.manifest import FILE_NAME_RE
 
     first, own = {}, {}
     for label, file_name in shown:
         m = re.fullmatch(r"([DC])(\d{3})", label)
         if not FILE_NAME_RE.match(str(file_name)):  # on one line, and cut: a file name is the user's
-            name = " ".join(strip_controls(str(file_name)).splitlines())
+            name = one_line(str(file_name))
             own.setdefault(label, name if len(name) <= 80 else name[:80] + "...")
         elif m:
             first.setdefault(m[1], (label, int(m[2])))
